@@ -1,0 +1,40 @@
+import {
+  envBool,
+  envInt,
+  envLogLevel,
+  envOptionalString,
+  envPort,
+  envString,
+  parseEnv,
+  s3EnvShape,
+} from '@weft/config';
+import { z } from 'zod';
+
+// The only place in the gateway that reads process.env.
+const GatewayEnv = z.object({
+  PORT: envPort().default(8080),
+  HOST: envString().default('0.0.0.0'),
+  DATABASE_URL: envString().pipe(z.url()),
+  DATABASE_POOL_SIZE: envInt(1, 200).default(10),
+  REDIS_URL: envString().pipe(z.url()),
+  /** Namespaces every Redis key, so several deployments (or test files) can share one Redis. */
+  REDIS_PREFIX: envString().default('weft'),
+  ...s3EnvShape,
+  /** Enables /admin when set. */
+  ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+  /** Enables `Authorization: Bearer <JWT>` (HS256) when set. */
+  JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
+  RATE_LIMIT_DEFAULT_PER_MINUTE: envInt(1, 10_000_000).default(2000),
+  RATE_LIMIT_CREATE_PER_MINUTE: envInt(1, 10_000_000).default(600),
+  /** How long a verified API key is trusted without asking the database again. Revocation is pushed through Redis, so this only bounds staleness if that message is lost. */
+  API_KEY_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
+  BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
+  TRUST_PROXY: envBool().default(false),
+  LOG_LEVEL: envLogLevel().default('info'),
+});
+
+export type GatewayConfig = z.output<typeof GatewayEnv>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  return parseEnv(GatewayEnv, env);
+}

@@ -1,0 +1,72 @@
+import { ValidationError, type ValidationIssue } from '@weft/errors';
+import type { z } from 'zod';
+
+type Part = 'body' | 'query' | 'path';
+
+// Zod's issue codes rendered in the style of interface.md 2.14 (FastAPI's
+// vocabulary), which is what clients of this interface already handle.
+function issueType(issue: z.core.$ZodIssue, input: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (input === undefined) return 'missing';
+      return `${issue.expected}_type`;
+    case 'too_small':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? `${issue.origin === 'string' ? 'string' : 'list'}_too_short`
+        : issue.inclusive === false
+          ? 'greater_than'
+          : 'greater_than_equal';
+    case 'too_big':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? `${issue.origin === 'string' ? 'string' : 'list'}_too_long`
+        : issue.inclusive === false
+          ? 'less_than'
+          : 'less_than_equal';
+    case 'invalid_format':
+      return `${issue.format}_parsing`;
+    case 'invalid_value':
+      return 'enum';
+    case 'unrecognized_keys':
+      return 'extra_forbidden';
+    default:
+      return 'value_error';
+  }
+}
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function issueCtx(issue: z.core.$ZodIssue): Record<string, unknown> | undefined {
+  if (issue.code === 'too_small') return { min: Number(issue.minimum) };
+  if (issue.code === 'too_big') return { max: Number(issue.maximum) };
+  if (issue.code === 'invalid_value') return { expected: issue.values };
+  return undefined;
+}
+
+export function toValidationIssues(part: Part, error: z.ZodError, raw: unknown): ValidationIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const input = valueAt(raw, path);
+    const out: ValidationIssue = {
+      loc: [part, ...path],
+      msg: issue.message,
+      type: issueType(issue, input),
+    };
+    if (input !== undefined) out.input = input;
+    const ctx = issueCtx(issue);
+    if (ctx) out.ctx = ctx;
+    return out;
+  });
+}
+
+export function parsePart<S extends z.ZodType>(part: Part, schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new ValidationError(toValidationIssues(part, result.error, raw));
+  return result.data;
+}

@@ -1,0 +1,115 @@
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import { ErrorBody, ValidationErrorBody } from '@weft/contracts';
+import type { AnyRoute, ResponseSpec } from '../http/define-route';
+
+/** `/agents/:agent_id` → `/agents/{agent_id}` */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });
+
+// Responses every route of a kind can give, so that declarations list only their own.
+function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
+  const out: Record<number, ResponseSpec> = {};
+  if (route.request?.params || route.request?.query || route.request?.body) {
+    out[422] = { description: 'Validation error', schema: ValidationErrorBody };
+  }
+  if (route.auth === 'api') {
+    out[401] = error('Missing, unknown or revoked credentials');
+    out[403] = error('X-Organization-Id names an organization the caller does not belong to');
+    out[429] = error('Rate limit exceeded; see Retry-After');
+  }
+  if (route.auth === 'admin') out[401] = error('Missing or wrong admin token');
+  if (route.request?.body) out[413] = error('Request body too large');
+  return out;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const } },
+};
+
+export function buildOpenApiDocument(routes: AnyRoute[]) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+  });
+  registry.registerComponent('securitySchemes', 'BearerJWT', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'HS256 JWT with claims sub, orgs (organization ids) and exp.',
+  });
+  registry.registerComponent('securitySchemes', 'AdminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator token set in ADMIN_TOKEN.',
+  });
+
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const responses: RouteConfig['responses'] = {};
+    const all = { ...impliedResponses(route), ...route.responses };
+    for (const [status, spec] of Object.entries(all)) {
+      const headers = route.auth === 'api' ? RATE_LIMIT_HEADERS : undefined;
+      responses[status] = {
+        description: spec.description,
+        ...(headers ? { headers } : {}),
+        ...(spec.schema
+          ? { content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } } }
+          : spec.contentType
+            ? { content: { [spec.contentType]: { schema: { type: 'string' } } } }
+            : {}),
+      };
+    }
+    const config: RouteConfig = {
+      method: route.method,
+      path: toOpenApiPath(route.path),
+      summary: route.summary,
+      tags: route.tags,
+      responses,
+      request: {
+        ...(route.request?.params ? { params: route.request.params } : {}),
+        ...(route.request?.query ? { query: route.request.query } : {}),
+        ...(route.request?.body
+          ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+          : {}),
+        ...(route.auth === 'api'
+          ? {
+              headers: [
+                {
+                  name: 'X-Organization-Id',
+                  in: 'header',
+                  required: false,
+                  description: 'Selects the active organization for multi-organization callers.',
+                  schema: { type: 'string' },
+                },
+              ],
+            }
+          : {}),
+      } as RouteConfig['request'],
+    };
+    if (route.auth === 'api') config.security = [{ ApiKey: [] }, { BearerJWT: [] }];
+    if (route.auth === 'admin') config.security = [{ AdminToken: [] }];
+    registry.registerPath(config);
+  }
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Weft',
+      version: '1.0.0',
+      description:
+        'Run AI agents and apps (flows of nodes) over HTTP. Interface version 1.0.0; ' +
+        'paths carry no version segment. Errors other than 422 have the body {"detail": "..."}.',
+    },
+  });
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// Building blocks for each process's config.ts. This package reads nothing
+// itself: every process parses its environment once, at start-up, and a bad
+// value stops it with a message naming the variable.
+
+export class ConfigError extends Error {}
+
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(environment)';
+    return `  ${name}: ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** Treats an empty string like an unset variable, as shells and compose files produce both. */
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+
+export const envString = () => z.preprocess(unsetIfEmpty, z.string());
+export const envOptionalString = () => z.preprocess(unsetIfEmpty, z.string().optional());
+export const envUrl = () => z.preprocess(unsetIfEmpty, z.url());
+export const envInt = (min: number, max: number) =>
+  z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max));
+export const envPort = () => envInt(1, 65535);
+export const envBool = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+  );
+export const envLogLevel = () =>
+  z.preprocess(unsetIfEmpty, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']));
+/** A comma-separated list; blank entries dropped. */
+export const envList = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v ?? []),
+    z.array(z.string()),
+  );
+
+/** The S3 settings shared by every process that touches storage. */
+export const s3EnvShape = {
+  S3_ENDPOINT: envOptionalString().pipe(z.url().optional()),
+  S3_REGION: envString().default('us-east-1'),
+  S3_BUCKET: envString().default('weft'),
+  S3_ACCESS_KEY_ID: envString().default('S3RVER'),
+  S3_SECRET_ACCESS_KEY: envString().default('S3RVER'),
+  S3_FORCE_PATH_STYLE: envBool().default(true),
+};

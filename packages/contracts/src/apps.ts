@@ -1,0 +1,69 @@
+import { AgentOutputSchema } from './agents';
+import { cursorPage, PaginationQuery } from './common';
+import { AppInputTypeSchema, AppVisibilitySchema } from './enums';
+import { z } from './zod';
+
+export const AppInputSchema = z
+  .object({
+    id: z.string().min(1),
+    type: AppInputTypeSchema,
+    name: z.string().min(1),
+    required: z.boolean(),
+    options: z.array(z.string()).nullable().optional(),
+    min_selections: z.number().int().min(0).nullable().optional(),
+    max_selections: z.number().int().min(1).nullable().optional(),
+  })
+  .openapi('AppInput');
+
+export const AppOutputSchema = AgentOutputSchema.openapi('AppOutput');
+
+export const AppSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    avatar_url: z.string().nullable().optional(),
+    visibility: AppVisibilitySchema,
+    inputs: z.array(AppInputSchema).optional(),
+    outputs: z.array(AppOutputSchema).optional(),
+    estimated_cost: z.number().int(),
+    // Extension (additive): the agent whose flow the app runs.
+    agent_id: z.uuid().optional(),
+  })
+  .openapi('App');
+
+export const AppSummarySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    avatar_url: z.string().nullable().optional(),
+    visibility: AppVisibilitySchema,
+    estimated_cost: z.number().int(),
+    inputs: z.array(AppInputSchema).optional(),
+  })
+  .openapi('AppSummary');
+
+export const AppPageSchema = cursorPage(AppSummarySchema, 'CursorPage_AppSummary');
+
+export const ListAppsQuery = PaginationQuery.extend({
+  visibility: z
+    .preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(AppVisibilitySchema).optional()),
+  search: z.string().optional(),
+});
+
+export const CreateAppBody = z
+  .object({
+    name: z.string().min(1).max(200),
+    description: z.string().max(10_000),
+    avatar_url: z.url().nullable().optional(),
+    visibility: AppVisibilitySchema.default('private'),
+    agent_id: z.uuid(),
+    estimated_cost: z.number().int().min(0).optional(),
+    inputs: z.array(AppInputSchema),
+    outputs: z.array(AppOutputSchema),
+  })
+  .openapi('CreateApp');
+
+export type AppInput = z.infer<typeof AppInputSchema>;
+export type App = z.infer<typeof AppSchema>;

@@ -1,0 +1,54 @@
+import { z } from './zod';
+
+export const Uuid = z.uuid();
+
+export const ValidationErrorBody = z
+  .object({
+    detail: z.array(
+      z.object({
+        loc: z.array(z.union([z.string(), z.number().int()])),
+        msg: z.string(),
+        type: z.string(),
+        input: z.any().optional(),
+        ctx: z.record(z.string(), z.any()).optional(),
+      }),
+    ),
+  })
+  .openapi('HTTPValidationError');
+
+export const ErrorBody = z
+  .object({
+    detail: z.string(),
+    existing_id: z.uuid().optional().openapi({
+      description: 'On 409 for a claimed external_id: the id of the object holding it.',
+    }),
+  })
+  .openapi('Error');
+
+/** A query value that may be given once or repeated (`?tags=a&tags=b`). */
+export const repeatable = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(item).optional());
+
+export const PageLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+
+export const PaginationQuery = z.object({
+  limit: PageLimit,
+  cursor: z.string().optional().openapi({ description: 'The `next_cursor` of the previous page.' }),
+});
+
+export const cursorPage = <T extends z.ZodType>(item: T, name: string) =>
+  z
+    .object({
+      data: z.array(item),
+      has_more: z.boolean(),
+      next_cursor: z.string().nullable(),
+    })
+    .openapi(name);
+
+export const ExternalId = z.string().max(255);

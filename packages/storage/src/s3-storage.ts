@@ -1,0 +1,78 @@
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+
+export interface StorageConfig {
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface Storage {
+  client: S3Client;
+  bucket: string;
+  /** Resolves when the bucket answers; used by readiness probes. */
+  ping(): Promise<void>;
+  /** Creates the bucket when missing (development and tests; production buckets are provisioned). */
+  ensureBucket(): Promise<void>;
+  close(): void;
+}
+
+export function createStorage(config: StorageConfig): Storage {
+  const clientConfig: S3ClientConfig = {
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // A storage outage should fail requests fast rather than hold sockets.
+    maxAttempts: 2,
+  };
+  if (config.endpoint) clientConfig.endpoint = config.endpoint;
+  const client = new S3Client(clientConfig);
+  const bucket = config.bucket;
+  return {
+    client,
+    bucket,
+    async ping() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    },
+    async ensureBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      } catch {
+        await client.send(new CreateBucketCommand({ Bucket: bucket })).catch((err: unknown) => {
+          const name = (err as { name?: string }).name;
+          if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;
+        });
+      }
+    },
+    close() {
+      client.destroy();
+    },
+  };
+}
+
+/** Maps the S3_* settings every process shares onto a StorageConfig. */
+export function storageConfigFromEnv(env: {
+  S3_ENDPOINT?: string | undefined;
+  S3_REGION: string;
+  S3_BUCKET: string;
+  S3_ACCESS_KEY_ID: string;
+  S3_SECRET_ACCESS_KEY: string;
+  S3_FORCE_PATH_STYLE: boolean;
+}): StorageConfig {
+  const config: StorageConfig = {
+    region: env.S3_REGION,
+    bucket: env.S3_BUCKET,
+    accessKeyId: env.S3_ACCESS_KEY_ID,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
+  };
+  if (env.S3_ENDPOINT) config.endpoint = env.S3_ENDPOINT;
+  return config;
+}
