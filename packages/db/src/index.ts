@@ -1,4 +1,5 @@
 export * from './client';
 export * from './errors';
+export * from './pagination';
 export { Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';

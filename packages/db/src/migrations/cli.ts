@@ -39,7 +39,9 @@ async function main(argv: string[]): Promise<number> {
         console.log('prisma/schema.prisma and the migrations agree.');
         return 0;
       }
-      console.error(`prisma/schema.prisma differs from the migrations; a new migration would contain:\n\n${missingSql}`);
+      console.error(
+        `prisma/schema.prisma differs from the migrations; a new migration would contain:\n\n${missingSql}`,
+      );
       return 1;
     }
     default:

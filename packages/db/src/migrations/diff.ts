@@ -22,7 +22,10 @@ export async function diffSchemaAgainstMigrations(options: DiffOptions = {}): Pr
   const schemaPath = options.schemaPath ?? SCHEMA_PATH;
   const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
   const target = parseDatabaseUrl(options.databaseUrl ?? loadMigrationEnv().DATABASE_URL);
-  const [datamodel, migrationsList] = await Promise.all([readFile(schemaPath, 'utf8'), readMigrationList(migrationsDir)]);
+  const [datamodel, migrationsList] = await Promise.all([
+    readFile(schemaPath, 'utf8'),
+    readMigrationList(migrationsDir),
+  ]);
   await ensureDatabase(target);
   const { engine, close } = await openSchemaEngine(target);
   try {
