@@ -38,7 +38,13 @@ export const envLogLevel = () =>
 /** A comma-separated list; blank entries dropped. */
 export const envList = () =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v ?? []),
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : (v ?? []),
     z.array(z.string()),
   );
 

@@ -16,13 +16,9 @@ export const OrganizationCreatedSchema = z
   })
   .openapi('OrganizationCreated');
 
-export const CreateApiKeyBody = z
-  .object({ name: z.string().min(1).max(200).optional() })
-  .openapi('CreateApiKey');
+export const CreateApiKeyBody = z.object({ name: z.string().min(1).max(200).optional() }).openapi('CreateApiKey');
 
-export const ApiKeyCreatedSchema = z
-  .object({ id: z.uuid(), api_key: z.string() })
-  .openapi('ApiKeyCreated');
+export const ApiKeyCreatedSchema = z.object({ id: z.uuid(), api_key: z.string() }).openapi('ApiKeyCreated');
 
 export const AdjustCreditsBody = z
   .object({ delta: z.number().int().min(-2_000_000_000).max(2_000_000_000) })

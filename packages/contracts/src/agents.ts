@@ -1,4 +1,4 @@
-import { cursorPage, PaginationQuery, repeatable } from './common';
+import { cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
 import { DataTypeSchema, FlowVisibilitySchema, NodeTypeSchema } from './enums';
 import { FlowSchema } from './flow';
 import { z } from './zod';
@@ -52,9 +52,16 @@ export const AgentSummarySchema = z
 export const AgentPageSchema = cursorPage(AgentSummarySchema, 'CursorPage_AgentSummary');
 
 export const ListAgentsQuery = PaginationQuery.extend({
-  tags: repeatable(z.string()),
-  visibility: repeatable(FlowVisibilitySchema),
-  search: z.string().optional(),
+  tags: repeatable(z.string()).openapi({
+    description: 'Repeatable; an agent matches when it carries every given tag (AND, like the asset filters).',
+  }),
+  visibility: repeatable(FlowVisibilitySchema).openapi({
+    description:
+      "Repeatable. private / shared: the caller organization's own agents of that visibility; public: every " +
+      "organization's public agents. Omitted: private and shared.",
+  }),
+  search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.' }),
+  owned: OwnedFlag,
 });
 
 export const CreateAgentBody = z

@@ -1,5 +1,5 @@
 import { AgentOutputSchema } from './agents';
-import { cursorPage, PaginationQuery } from './common';
+import { cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
 import { AppInputTypeSchema, AppVisibilitySchema } from './enums';
 import { z } from './zod';
 
@@ -47,16 +47,24 @@ export const AppSummarySchema = z
 export const AppPageSchema = cursorPage(AppSummarySchema, 'CursorPage_AppSummary');
 
 export const ListAppsQuery = PaginationQuery.extend({
-  visibility: z
-    .preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(AppVisibilitySchema).optional()),
-  search: z.string().optional(),
+  visibility: repeatable(AppVisibilitySchema).openapi({
+    description:
+      "Repeatable. private / workspace / shared: the caller organization's own apps of that visibility; public: " +
+      "every organization's public apps. Omitted: private, workspace and shared.",
+  }),
+  search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.' }),
+  owned: OwnedFlag,
 });
 
 export const CreateAppBody = z
   .object({
     name: z.string().min(1).max(200),
     description: z.string().max(10_000),
-    avatar_url: z.url().nullable().optional(),
+    avatar_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .optional(),
     visibility: AppVisibilitySchema.default('private'),
     agent_id: z.uuid(),
     estimated_cost: z.number().int().min(0).optional(),
@@ -67,3 +75,5 @@ export const CreateAppBody = z
 
 export type AppInput = z.infer<typeof AppInputSchema>;
 export type App = z.infer<typeof AppSchema>;
+export type AppSummary = z.infer<typeof AppSummarySchema>;
+export type AppOutput = z.infer<typeof AppOutputSchema>;

@@ -42,6 +42,17 @@ export const PaginationQuery = z.object({
   cursor: z.string().optional().openapi({ description: 'The `next_cursor` of the previous page.' }),
 });
 
+/** `?owned=true`: only the caller organization's own objects (extension; see docs/catalog.md). */
+export const OwnedFlag = z
+  .enum(['true', 'false'])
+  .optional()
+  .transform((v) => v === 'true')
+  .openapi({
+    type: 'boolean',
+    description:
+      "Extension: true restricts the list to the caller organization's own objects, of every visibility unless `visibility` is given.",
+  });
+
 export const cursorPage = <T extends z.ZodType>(item: T, name: string) =>
   z
     .object({

@@ -40,7 +40,8 @@ export function decodeCursor(
   loc: (string | number)[] = ['query', 'cursor'],
 ): KeysetPosition | undefined {
   if (cursor === undefined) return undefined;
-  const bad = () => invalid(loc, 'Invalid cursor: pass the next_cursor of a previous page unchanged', 'value_error', cursor);
+  const bad = () =>
+    invalid(loc, 'Invalid cursor: pass the next_cursor of a previous page unchanged', 'value_error', cursor);
   if (!BASE64URL.test(cursor)) throw bad();
   const match = DECODED.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match) throw bad();

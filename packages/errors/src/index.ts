@@ -92,12 +92,7 @@ export class ServiceUnavailableError extends AppError {
 }
 
 /** A validation error at a single location, the common case. */
-export function invalid(
-  loc: (string | number)[],
-  msg: string,
-  type = 'value_error',
-  input?: unknown,
-): ValidationError {
+export function invalid(loc: (string | number)[], msg: string, type = 'value_error', input?: unknown): ValidationError {
   const issue: ValidationIssue = { loc, msg, type };
   if (input !== undefined) issue.input = input;
   return new ValidationError([issue]);

@@ -1,9 +1,4 @@
-import {
-  CreateBucketCommand,
-  HeadBucketCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import { HeadBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 
 export interface StorageConfig {
   endpoint?: string;
@@ -19,8 +14,6 @@ export interface Storage {
   bucket: string;
   /** Resolves when the bucket answers; used by readiness probes. */
   ping(): Promise<void>;
-  /** Creates the bucket when missing (development and tests; production buckets are provisioned). */
-  ensureBucket(): Promise<void>;
   close(): void;
 }
 
@@ -31,6 +24,11 @@ export function createStorage(config: StorageConfig): Storage {
     credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
     // A storage outage should fail requests fast rather than hold sockets.
     maxAttempts: 2,
+    // The SDK's default CRC trailers (aws-chunked bodies) are not understood by
+    // every S3-compatible store (s3rver keeps the framing in the object), so
+    // checksums are sent only where the operation requires them.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   };
   if (config.endpoint) clientConfig.endpoint = config.endpoint;
   const client = new S3Client(clientConfig);
@@ -40,16 +38,6 @@ export function createStorage(config: StorageConfig): Storage {
     bucket,
     async ping() {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
-    },
-    async ensureBucket() {
-      try {
-        await client.send(new HeadBucketCommand({ Bucket: bucket }));
-      } catch {
-        await client.send(new CreateBucketCommand({ Bucket: bucket })).catch((err: unknown) => {
-          const name = (err as { name?: string }).name;
-          if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;
-        });
-      }
     },
     close() {
       client.destroy();

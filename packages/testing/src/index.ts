@@ -1,1 +1,2 @@
-export {};
+export { createTestEnv, type TestEnv, type TestS3 } from './create-test-env';
+export { waitFor } from './wait-for';

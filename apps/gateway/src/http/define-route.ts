@@ -61,9 +61,7 @@ export interface RouteSpec<R extends RouteRequest = RouteRequest, A extends Rout
 }
 
 /** Identity function whose only job is type inference for the handler's context. */
-export function defineRoute<R extends RouteRequest, A extends RouteAuth>(
-  spec: RouteSpec<R, A>,
-): RouteSpec<R, A> {
+export function defineRoute<R extends RouteRequest, A extends RouteAuth>(spec: RouteSpec<R, A>): RouteSpec<R, A> {
   return spec;
 }
 

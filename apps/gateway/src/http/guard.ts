@@ -15,6 +15,8 @@ export interface Authenticator {
   authenticate(req: Request): Promise<AuthContext>;
   /** Checks Authorization: Bearer <ADMIN_TOKEN>; throws 401 (404 when admin is disabled). */
   authenticateAdmin(req: Request): void;
+  /** Forgets a key this process has just revoked, before the Redis message reaches every instance. */
+  forgetApiKey?(prefix: string): void;
 }
 
 export interface RequestRateLimiter {

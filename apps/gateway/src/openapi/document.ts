@@ -1,9 +1,5 @@
-import {
-  OpenAPIRegistry,
-  OpenApiGeneratorV31,
-  type RouteConfig,
-} from '@asteasolutions/zod-to-openapi';
-import { ErrorBody, ValidationErrorBody } from '@weft/contracts';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { ErrorBody, ValidationErrorBody, z } from '@weft/contracts';
 import type { AnyRoute, ResponseSpec } from '../http/define-route';
 
 /** `/agents/:agent_id` → `/agents/{agent_id}` */
@@ -28,6 +24,12 @@ function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
   if (route.request?.body) out[413] = error('Request body too large');
   return out;
 }
+
+const OrganizationHeader = z.object({
+  'X-Organization-Id': z.string().optional().openapi({
+    description: 'Selects the active organization for multi-organization callers.',
+  }),
+});
 
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' as const } },
@@ -82,19 +84,8 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
         ...(route.request?.body
           ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
           : {}),
-        ...(route.auth === 'api'
-          ? {
-              headers: [
-                {
-                  name: 'X-Organization-Id',
-                  in: 'header',
-                  required: false,
-                  description: 'Selects the active organization for multi-organization callers.',
-                  schema: { type: 'string' },
-                },
-              ],
-            }
-          : {}),
+        // zod-to-openapi takes headers as zod schemas, not as parameter objects.
+        ...(route.auth === 'api' ? { headers: OrganizationHeader } : {}),
       } as RouteConfig['request'],
     };
     if (route.auth === 'api') config.security = [{ ApiKey: [] }, { BearerJWT: [] }];

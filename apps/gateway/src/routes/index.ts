@@ -1,9 +1,12 @@
 import type { AnyRoute } from '../http/define-route';
+import { adminRoutes } from './admin/admin.routes';
+import { agentRoutes } from './agents/agents.routes';
+import { appRoutes } from './apps/apps.routes';
 import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
-const apiRoutes: AnyRoute[] = [healthz, readyz] as AnyRoute[];
+const apiRoutes: AnyRoute[] = [healthz, readyz, ...adminRoutes, ...agentRoutes, ...appRoutes] as AnyRoute[];
 
 export const docs = createDocsRoutes(() => allRoutes);
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...docs.routes];

@@ -1,7 +1,7 @@
 import { createDb } from '@weft/db';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage } from '@weft/storage';
-import { createTestEnv } from '@weft/testing';
+import { createTestEnv, type TestEnv } from '@weft/testing';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -20,6 +20,12 @@ export interface TestGateway {
   config: GatewayConfig;
   /** Creates an organization through the admin API; returns its id and first API key. */
   createOrg(name?: string, credits?: number): Promise<{ id: string; apiKey: string }>;
+  /**
+   * Another gateway instance (own clients, own caches) over the same database,
+   * Redis prefix and bucket, for behaviour across instances. Its close() leaves
+   * the shared environment alone; close it before this one.
+   */
+  startSibling(env?: Record<string, string>): Promise<TestGateway>;
   close(): Promise<void>;
 }
 
@@ -29,6 +35,14 @@ export interface TestGateway {
  */
 export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
   const testEnv = await createTestEnv();
+  return buildTestGateway(testEnv, env, () => testEnv.cleanup());
+}
+
+async function buildTestGateway(
+  testEnv: TestEnv,
+  env: Record<string, string>,
+  releaseEnv: () => Promise<void>,
+): Promise<TestGateway> {
   const config = loadConfig({
     DATABASE_URL: testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
@@ -71,6 +85,8 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     pingStorage: () => storage.ping(),
   };
   const app = createApp(deps);
+  // Until Redis is ready the rate limiter counts in memory; tests expect the shared counters from the first request.
+  await redis.ping();
 
   return {
     app,
@@ -84,12 +100,15 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       if (res.status !== 201) throw new Error(`createOrg: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id as string, apiKey: res.body.api_key as string };
     },
+    startSibling(siblingEnv = env) {
+      return buildTestGateway(testEnv, siblingEnv, async () => undefined);
+    },
     async close() {
       await authenticator.close();
       await db.close();
       redis.disconnect();
       storage.close();
-      await testEnv.cleanup();
+      await releaseEnv();
     },
   };
 }

@@ -34,7 +34,9 @@ export function createDocsRoutes(getRoutes: () => AnyRoute[]) {
         res.redirect(301, '/docs/');
         return undefined;
       }
-      res.type('html').send(swaggerUi.generateHTML(undefined, {}, undefined, undefined, undefined, undefined, 'Weft API'));
+      res
+        .type('html')
+        .send(swaggerUi.generateHTML(undefined, {}, undefined, undefined, undefined, undefined, 'Weft API'));
       return undefined;
     },
   });

@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { z } from 'zod';
+
+// The only place in the dev launcher that reads process.env. Everything set
+// here wins over what the launcher would otherwise find, start or generate;
+// variables not listed (LOG_LEVEL, RATE_LIMIT_*, ...) reach the gateway and
+// worker untouched.
+const DevEnv = z.object({
+  PORT: envPort().default(8080),
+  /** Loopback by default: a development stack with generated secrets should not face the network. */
+  HOST: envString().default('127.0.0.1'),
+  /** Where embedded services keep their data and dev.json its secrets; relative to the repository root. */
+  WEFT_DATA_DIR: envString().default('.weft'),
+  DATABASE_URL: envOptionalString().pipe(z.url().optional()),
+  REDIS_URL: envOptionalString().pipe(z.url().optional()),
+  ...s3EnvShape,
+  ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+  JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
+});
+
+export type DevConfig = z.output<typeof DevEnv> & { repoRoot: string; dataDir: string };
+
+/** The repository root (this file is apps/cli/src/dev/dev-config.ts). */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+export function loadDevConfig(env: Record<string, string | undefined> = process.env): DevConfig {
+  const parsed = parseEnv(DevEnv, env);
+  return { ...parsed, repoRoot: REPO_ROOT, dataDir: path.resolve(REPO_ROOT, parsed.WEFT_DATA_DIR) };
+}

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { ConfigError } from '@weft/config';
+import { assertPortFree, DevstackError } from '@weft/devstack';
+import { HttpError } from '../http-client';
+import { startAppProcess, type AppProcess } from './app-process';
+import { formatBanner } from './banner';
+import { loadDevConfig, type DevConfig } from './dev-config';
+import { ensureDevOrganization } from './dev-organization';
+import { startDevServices, type DevServices } from './dev-services';
+import { devStateFile, loadDevState, saveDevState } from './dev-state';
+import { Lifecycle } from './lifecycle';
+import { publishCatalog } from './publish-catalog';
+import { waitForGateway } from './wait-for-gateway';
+
+// `npm run dev`: the whole stack on one machine with nothing installed but
+// Node. Services → migrations → gateway + worker → development organization
+// and API key (through the admin API) → example catalog → banner. Ctrl-C stops
+// everything, applications first.
+
+// The AWS SDK's notice about Node versions it will drop in future releases
+// would be printed by this process and each child; it is not about this code.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const log = (line: string) => process.stdout.write(`[dev]     ${line}\n`);
+
+async function main(lifecycle: Lifecycle): Promise<void> {
+  const config = loadDevConfig();
+  await assertPortFree(
+    config.PORT,
+    config.HOST,
+    'the gateway',
+    'Stop what uses it (an earlier `npm run dev`?) or choose another port: PORT=8081 npm run dev',
+  );
+
+  const stateFile = devStateFile(config.dataDir);
+  const state = loadDevState(stateFile, log);
+  saveDevState(stateFile, state);
+
+  const services = await startDevServices(config, log);
+  lifecycle.add('services', services.stop);
+
+  const adminToken = config.ADMIN_TOKEN ?? state.adminToken;
+  const env = appEnvironment(config, services, { adminToken, jwtSecret: config.JWT_SECRET ?? state.jwtSecret });
+  const gateway = startAppProcess('gateway', 'apps/gateway/src/main.ts', env, config.repoRoot);
+  const worker = startAppProcess('worker', 'apps/worker/src/main.ts', env, config.repoRoot);
+  lifecycle.add('gateway and worker', () => Promise.all([gateway.stop(), worker.stop()]));
+  stopAllWhenItExits(gateway, lifecycle);
+  stopAllWhenItExits(worker, lifecycle);
+
+  const baseUrl = `http://${displayHost(config.HOST)}:${config.PORT}`;
+  await waitForGateway(baseUrl, gateway);
+
+  const { apiKey, created } = await ensureDevOrganization(baseUrl, adminToken, state);
+  if (created) log(`created the development organization ${state.organization?.id} and its API key`);
+  saveDevState(stateFile, state);
+  await publishCatalog(baseUrl, apiKey, path.join(config.repoRoot, 'catalog'), state, log);
+  saveDevState(stateFile, state);
+
+  process.stdout.write(formatBanner({ baseUrl, apiKey, stateFile, services: services.summary }));
+}
+
+/** The gateway's and worker's environment: the user's, with what we found or generated filled in. */
+function appEnvironment(
+  config: DevConfig,
+  services: DevServices,
+  secrets: { adminToken: string; jwtSecret: string },
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(config.PORT),
+    HOST: config.HOST,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    S3_ENDPOINT: services.s3.endpoint,
+    S3_REGION: services.s3.region,
+    S3_BUCKET: config.S3_BUCKET,
+    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+    S3_FORCE_PATH_STYLE: String(services.s3.forcePathStyle),
+    ADMIN_TOKEN: secrets.adminToken,
+    JWT_SECRET: secrets.jwtSecret,
+  };
+}
+
+/** A stack with a dead gateway or worker is worse than no stack: stop and say so. */
+function stopAllWhenItExits(app: AppProcess, lifecycle: Lifecycle): void {
+  void app.exited.then((how) => {
+    if (lifecycle.isStopping) return;
+    log(`${app.name} exited (${how}); stopping the stack`);
+    void lifecycle.stop(1);
+  });
+}
+
+function displayHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
+
+const lifecycle = new Lifecycle(log);
+lifecycle.handleSignals();
+main(lifecycle).catch((err: unknown) => {
+  // Problems the user can fix get their message alone; anything else its stack too.
+  const expected = err instanceof ConfigError || err instanceof DevstackError || err instanceof HttpError;
+  const text = expected ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`[dev]     ${text}\n`);
+  void lifecycle.stop(1);
+});

@@ -1,0 +1,33 @@
+import type { Agent, CreateAgentBody, z } from '@weft/contracts';
+import { assertValidFlow } from '@weft/dag';
+import type { Db } from '@weft/db';
+import { toAgent, toDraftAgent } from './mappers';
+import { versionData } from './version-data';
+
+export type CreateAgentInput = z.output<typeof CreateAgentBody>;
+
+/**
+ * Creates an agent owned by `orgId` (extensions.md 3). With a flow it gets
+ * version 1, active; without one it is a draft that GET answers with 422
+ * until a version is published.
+ */
+export async function createAgent(db: Db, orgId: string, input: CreateAgentInput): Promise<Agent> {
+  const { flow } = input;
+  if (flow) assertValidFlow(flow, ['body', 'flow']);
+  const data = {
+    organizationId: orgId,
+    name: input.name,
+    description: input.description,
+    tags: [...new Set(input.tags ?? [])],
+    visibility: input.visibility,
+    estimatedCost: input.estimated_cost,
+  };
+  if (!flow) return toDraftAgent(await db.prisma.agent.create({ data }));
+
+  return db.prisma.$transaction(async (tx) => {
+    const agent = await tx.agent.create({ data });
+    const version = await tx.agentVersion.create({ data: versionData(agent.id, 1, flow) });
+    await tx.agent.update({ where: { id: agent.id }, data: { activeVersionId: version.id } });
+    return toAgent(agent, version);
+  });
+}

@@ -1,0 +1,87 @@
+import {
+  AgentPageSchema,
+  AgentSchema,
+  AgentVersionSchema,
+  CreateAgentBody,
+  CreateAgentVersionBody,
+  ErrorBody,
+  ListAgentsQuery,
+  ValidationErrorBody,
+  z,
+} from '@weft/contracts';
+import { createAgent } from '../../catalog/create-agent';
+import { getAgent } from '../../catalog/get-agent';
+import { listAgents } from '../../catalog/list-agents';
+import { publishAgentVersion } from '../../catalog/publish-agent-version';
+import { defineRoute, type AnyRoute } from '../../http/define-route';
+
+const AgentPath = z.object({ agent_id: z.uuid() });
+
+export const listAgentsRoute = defineRoute({
+  method: 'get',
+  path: '/agents',
+  summary: 'List agents',
+  tags: ['agents'],
+  auth: 'api',
+  request: { query: ListAgentsQuery },
+  responses: { 200: { description: 'A page of agents, newest first', schema: AgentPageSchema } },
+  handler: async ({ deps, auth, query }) => ({
+    status: 200,
+    body: await listAgents(deps.db, auth.organizationId, query),
+  }),
+});
+
+export const getAgentRoute = defineRoute({
+  method: 'get',
+  path: '/agents/:agent_id',
+  summary: 'Get an agent with its inputs and outputs',
+  tags: ['agents'],
+  auth: 'api',
+  request: { params: AgentPath },
+  responses: {
+    200: { description: 'The agent', schema: AgentSchema },
+    404: { description: 'Agent not found or not accessible', schema: ErrorBody },
+    422: { description: 'Invalid id, or the agent has no active version', schema: ValidationErrorBody },
+  },
+  handler: async ({ deps, auth, params }) => ({
+    status: 200,
+    body: await getAgent(deps.db, auth.organizationId, params.agent_id),
+  }),
+});
+
+export const createAgentRoute = defineRoute({
+  method: 'post',
+  path: '/agents',
+  summary: 'Create an agent (with its first version when a flow is given)',
+  tags: ['agents'],
+  auth: 'api',
+  request: { body: CreateAgentBody },
+  responses: { 201: { description: 'The agent', schema: AgentSchema } },
+  handler: async ({ deps, auth, body }) => ({
+    status: 201,
+    body: await createAgent(deps.db, auth.organizationId, body),
+  }),
+});
+
+export const publishAgentVersionRoute = defineRoute({
+  method: 'post',
+  path: '/agents/:agent_id/versions',
+  summary: 'Publish a new version of an agent and make it active',
+  tags: ['agents'],
+  auth: 'api',
+  request: { params: AgentPath, body: CreateAgentVersionBody },
+  responses: {
+    201: { description: 'The new version, now active', schema: AgentVersionSchema },
+    200: { description: 'The flow equals the active version: nothing changed', schema: AgentVersionSchema },
+    404: { description: 'No agent of the caller organization has this id', schema: ErrorBody },
+  },
+  handler: async ({ deps, auth, params, body }) => {
+    const published = await publishAgentVersion(deps.db, auth.organizationId, params.agent_id, body.flow);
+    return {
+      status: published.created ? 201 : 200,
+      body: { version: published.version, created_at: published.createdAt.toISOString() },
+    };
+  },
+});
+
+export const agentRoutes = [listAgentsRoute, getAgentRoute, createAgentRoute, publishAgentVersionRoute] as AnyRoute[];

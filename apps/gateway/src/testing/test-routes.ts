@@ -1,0 +1,51 @@
+import { z } from '@weft/contracts';
+import { NotFoundError } from '@weft/errors';
+import express, { type Express } from 'express';
+import type { GatewayDeps } from '../deps';
+import { defineRoute, type AnyRoute } from '../http/define-route';
+import { errorHandler } from '../http/error-handler';
+import { mountRoute } from '../http/mount-route';
+import { rateLimitEarlyErrors } from '../http/rate-limit-unrouted';
+import type { TestGateway } from './test-gateway';
+
+// Stand-in `api` routes for tests of the request machinery (authentication,
+// rate limits, error responses) that must not depend on any resource's routes:
+// - GET /_test/whoami echoes the caller's AuthContext;
+// - POST /_test/things/:id (create bucket) validates a uuid and a body, then answers 404.
+
+const whoami = defineRoute({
+  method: 'get',
+  path: '/_test/whoami',
+  summary: 'test',
+  tags: ['test'],
+  auth: 'api',
+  responses: {},
+  handler: async ({ auth }) => ({ status: 200, body: auth }),
+});
+
+const things = defineRoute({
+  method: 'post',
+  path: '/_test/things/:id',
+  summary: 'test',
+  tags: ['test'],
+  auth: 'api',
+  rateLimit: 'create',
+  request: { params: z.object({ id: z.uuid() }), body: z.object({ n: z.number() }) },
+  responses: {},
+  handler: async () => {
+    throw new NotFoundError('Thing');
+  },
+});
+
+/** The gateway's app (or `app` built over `deps`) with the test routes in front of it. */
+export function withTestRoutes(gw: TestGateway, deps: GatewayDeps = gw.deps, app: Express = gw.app): Express {
+  const harness = express();
+  harness.set('trust proxy', deps.config.TRUST_PROXY);
+  harness.use(express.json());
+  for (const route of [whoami, things] as AnyRoute[]) harness[route.method](route.path, mountRoute(route, deps));
+  harness.use(app);
+  // As in createApp: a body the parser rejects still counts against the caller's rate limit.
+  harness.use(rateLimitEarlyErrors(deps));
+  harness.use(errorHandler);
+  return harness;
+}

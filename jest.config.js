@@ -1,0 +1,33 @@
+// One jest run for the whole monorepo. TypeScript is compiled by @swc/jest to
+// CommonJS (no type checking here: `npm run typecheck` does that). globalSetup
+// finds or starts PostgreSQL, Redis and S3 once per run and migrates the
+// template database; each test file then calls createTestEnv() from @weft/testing.
+const os = require('node:os');
+
+// The AWS SDK warns in every process about a Node version it will stop
+// supporting in future releases; it says nothing about this code.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages'],
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/src/generated/'],
+  transform: {
+    '^.+\\.(t|j)s$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
+  // Integration tests mostly wait on I/O, so two workers pay off even on two cores
+  // (jest's default, cores - 1, would run every file one after another there).
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  testTimeout: 30_000,
+};
