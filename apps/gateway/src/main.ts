@@ -1,42 +1,15 @@
 import { ConfigError } from '@weft/config';
-import { createDb } from '@weft/db';
-import { createRateLimiter } from '@weft/rate-limit';
-import { createStorage, storageConfigFromEnv } from '@weft/storage';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createApp } from './app';
-import { createAuthenticator } from './auth/authenticator';
+import { createGatewayRuntime } from './compose';
 import { loadConfig } from './config';
 
 // Composition root: config → clients → app → listen; SIGTERM drains.
 async function main() {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'gateway' } });
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  // Producer-side connection: fail fast instead of queueing commands while Redis is away.
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const storage = createStorage(storageConfigFromEnv(config));
-  const authenticator = createAuthenticator({ db, redis, config, logger });
-  const rateLimiter = createRateLimiter({
-    redis,
-    keyPrefix: `${config.REDIS_PREFIX}:rl`,
-    limits: {
-      default: config.RATE_LIMIT_DEFAULT_PER_MINUTE,
-      create: config.RATE_LIMIT_CREATE_PER_MINUTE,
-    },
-    logger,
-  });
-
-  const app = createApp({
-    config,
-    db,
-    redis,
-    logger,
-    authenticator,
-    rateLimiter,
-    pingStorage: () => storage.ping(),
-  });
+  const runtime = createGatewayRuntime(config, logger);
+  const app = createApp(runtime.deps);
 
   const server = app.listen(config.PORT, config.HOST);
   server.on('error', (err: NodeJS.ErrnoException) => {
@@ -60,10 +33,7 @@ async function main() {
     const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
     deadline.unref();
     await new Promise<void>((resolve) => server.once('close', () => resolve()));
-    await authenticator.close();
-    await db.close();
-    redis.disconnect();
-    storage.close();
+    await runtime.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,13 +1,9 @@
-import { createDb } from '@weft/db';
-import { createRateLimiter } from '@weft/rate-limit';
-import { createStorage } from '@weft/storage';
 import { createTestEnv, type TestEnv } from '@weft/testing';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../app';
-import { createAuthenticator } from '../auth/authenticator';
+import { createGatewayRuntime } from '../compose';
 import { loadConfig, type GatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 
@@ -58,35 +54,11 @@ async function buildTestGateway(
     ...env,
   });
   const logger = pino({ level: config.LOG_LEVEL });
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
-  const storage = createStorage({
-    endpoint: testEnv.s3.endpoint,
-    region: testEnv.s3.region,
-    bucket: testEnv.s3.bucket,
-    accessKeyId: testEnv.s3.accessKeyId,
-    secretAccessKey: testEnv.s3.secretAccessKey,
-    forcePathStyle: true,
-  });
-  const authenticator = createAuthenticator({ db, redis, config, logger });
-  const rateLimiter = createRateLimiter({
-    redis,
-    keyPrefix: `${config.REDIS_PREFIX}:rl`,
-    limits: { default: config.RATE_LIMIT_DEFAULT_PER_MINUTE, create: config.RATE_LIMIT_CREATE_PER_MINUTE },
-    logger,
-  });
-  const deps: GatewayDeps = {
-    config,
-    db,
-    redis,
-    logger,
-    authenticator,
-    rateLimiter,
-    pingStorage: () => storage.ping(),
-  };
+  const runtime = createGatewayRuntime({ ...config, DATABASE_POOL_SIZE: 5 }, logger, { redisOfflineQueue: true });
+  const { deps } = runtime;
   const app = createApp(deps);
   // Until Redis is ready the rate limiter counts in memory; tests expect the shared counters from the first request.
-  await redis.ping();
+  await deps.redis.ping();
 
   return {
     app,
@@ -104,10 +76,7 @@ async function buildTestGateway(
       return buildTestGateway(testEnv, siblingEnv, async () => undefined);
     },
     async close() {
-      await authenticator.close();
-      await db.close();
-      redis.disconnect();
-      storage.close();
+      await runtime.close();
       await releaseEnv();
     },
   };

@@ -1,0 +1,61 @@
+import { createDb } from '@weft/db';
+import { createRateLimiter } from '@weft/rate-limit';
+import { createStorage, storageConfigFromEnv } from '@weft/storage';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
+import type { GatewayConfig } from './config';
+import type { GatewayDeps } from './deps';
+
+export interface GatewayRuntime {
+  deps: GatewayDeps;
+  authenticator: GatewayAuthenticator;
+  /** Closes every client it opened. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /**
+   * Queue Redis commands while connecting. Off in production: a request must
+   * fail fast (and the limiter fall back) rather than wait for Redis.
+   */
+  redisOfflineQueue?: boolean;
+}
+
+/** Builds every client the gateway needs from its parsed config: used by main.ts and by tests. */
+export function createGatewayRuntime(
+  config: GatewayConfig,
+  logger: Logger,
+  { redisOfflineQueue = false }: RuntimeOptions = {},
+): GatewayRuntime {
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: redisOfflineQueue, maxRetriesPerRequest: 1 });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const storage = createStorage(storageConfigFromEnv(config));
+  const authenticator = createAuthenticator({ db, redis, config, logger });
+  const rateLimiter = createRateLimiter({
+    redis,
+    keyPrefix: `${config.REDIS_PREFIX}:rl`,
+    limits: { default: config.RATE_LIMIT_DEFAULT_PER_MINUTE, create: config.RATE_LIMIT_CREATE_PER_MINUTE },
+    logger,
+  });
+  const deps: GatewayDeps = {
+    config,
+    db,
+    redis,
+    logger,
+    authenticator,
+    rateLimiter,
+    pingStorage: () => storage.ping(),
+  };
+  return {
+    deps,
+    authenticator,
+    async close() {
+      await authenticator.close();
+      await db.close();
+      redis.disconnect();
+      storage.close();
+    },
+  };
+}
