@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -67,18 +68,36 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU time the serving process spent per request: steadier than req/s on a busy machine. */
+  cpuUsPerRequest: number;
   errors: number;
 }
 
-async function measure(name: string, url: string, headers: Record<string, string> = {}): Promise<Figures> {
+/** User + system CPU time of a process so far, in microseconds (Linux /proc). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+async function measure(
+  name: string,
+  server: ChildProcess,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Figures> {
   // A short warm-up lets V8 optimise the hot path before the measured window.
   await autocannon({ url, connections: CONNECTIONS, duration: 2, headers });
+  const cpuBefore = cpuMicros(server.pid!);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+  const cpu = cpuMicros(server.pid!) - cpuBefore;
   return {
     name,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
+    cpuUsPerRequest: cpu / Math.max(1, r.requests.total),
     errors: r.non2xx + r.errors + r.timeouts,
   };
 }
@@ -104,8 +123,7 @@ async function main() {
   };
 
   try {
-    children.push(
-      startTs('apps/gateway/src/main.ts', {
+    const gateway = startTs('apps/gateway/src/main.ts', {
         PORT: String(gatewayPort),
         HOST: '127.0.0.1',
         DATABASE_URL: databaseUrl,
@@ -119,15 +137,13 @@ async function main() {
         // The benchmark measures throughput, not the limiter's refusals.
         RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      }),
-    );
-    children.push(
-      startTs('bench/ceiling-server.ts', {
-        PORT: String(ceilingPort),
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redis.url,
-      }),
-    );
+      });
+    const ceilingServer = startTs('bench/ceiling-server.ts', {
+      PORT: String(ceilingPort),
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+    });
+    children.push(gateway, ceilingServer);
     const base = `http://127.0.0.1:${gatewayPort}`;
     await waitFor(`${base}/readyz`);
 
@@ -163,17 +179,18 @@ async function main() {
 
     const ceiling = await measure(
       'ceiling: Express + Redis GET + pg SELECT',
+      ceilingServer,
       `http://127.0.0.1:${ceilingPort}/agents/${agentId}`,
     );
-    const byId = await measure('GET /agents/{id} (X-Api-Key)', `${base}/agents/${agentId}`, auth);
-    const list = await measure('GET /agents?limit=20 (X-Api-Key)', `${base}/agents?limit=20`, auth);
+    const byId = await measure('GET /agents/{id} (X-Api-Key)', gateway, `${base}/agents/${agentId}`, auth);
+    const list = await measure('GET /agents?limit=20 (X-Api-Key)', gateway, `${base}/agents?limit=20`, auth);
 
     console.log(`\nbench:gateway — ${CONNECTIONS} connections, ${DURATION_S} s each, same machine\n`);
-    console.log('| endpoint | req/s | p50 ms | p99 ms | ratio to ceiling | errors |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('| endpoint | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | errors |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const f of [ceiling, byId, list]) {
       console.log(
-        `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${(f.rps / ceiling.rps).toFixed(2)} | ${f.errors} |`,
+        `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${(f.rps / ceiling.rps).toFixed(2)} | ${f.cpuUsPerRequest.toFixed(0)} | ${f.errors} |`,
       );
     }
     const ratio = byId.rps / ceiling.rps;

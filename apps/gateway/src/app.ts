@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { GatewayDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { mountRoute } from './http/mount-route';
-import { rateLimitEarlyErrors, rateLimitUnmatched } from './http/rate-limit-unrouted';
+import { rateLimitUnmatched } from './http/rate-limit-unrouted';
 import { requestContext } from './http/request-context';
 import { allRoutes, docs } from './routes';
 
@@ -13,12 +13,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   // Express 5's default router is not strict: `/agents` and `/agents/` both match.
   app.use(requestContext(deps.logger));
-  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false }));
   app.use('/docs', docs.assets);
   for (const route of allRoutes) app[route.method](route.path, mountRoute(route, deps));
   app.use(rateLimitUnmatched(deps));
   app.use(notFoundHandler);
-  app.use(rateLimitEarlyErrors(deps));
   app.use(errorHandler);
   return app;
 }

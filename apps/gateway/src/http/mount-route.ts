@@ -1,17 +1,30 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { GatewayDeps } from '../deps';
 import type { AnyRoute } from './define-route';
 import { guardApiRequest } from './guard';
 import { parsePart } from './validation';
 
-/** Turns a route declaration into an Express handler: guard, validate, run, respond. */
+/** Runs an Express middleware as a promise. */
+function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** Turns a route declaration into an Express handler: guard, parse, validate, run, respond. */
 export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
   const bucket = route.rateLimit ?? 'default';
+  // Bodies are read only by routes that take one, and only once the caller is
+  // known: a GET pays nothing for JSON parsing and strangers cannot make us parse.
+  const parseJson = route.request?.body
+    ? express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false })
+    : undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       let auth;
       if (route.auth === 'api') auth = await guardApiRequest(deps, req, res, bucket);
       else if (route.auth === 'admin') deps.authenticator.authenticateAdmin(req);
+      if (parseJson) await run(parseJson, req, res);
 
       const { params, query, body } = route.request ?? {};
       const result = await route.handler({

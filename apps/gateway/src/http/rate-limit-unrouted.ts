@@ -1,14 +1,11 @@
-import { RateLimitedError } from '@weft/errors';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayDeps } from '../deps';
 import { setRateLimitHeaders } from './guard';
 
 // interface.md 8.1: every response carries X-RateLimit-*. Api routes get them
-// from guardApiRequest. Two kinds of response never reach a route's guard:
-// - unmatched paths (the 404 fallback), and
-// - requests rejected before routing, i.e. by the JSON body parser (422 bad
-//   JSON, 413 too large, 415 bad encoding).
-// Both are counted here exactly like an api request: the caller is identified
+// from guardApiRequest (bodies are parsed after it, so parser errors carry them
+// too). Unmatched paths never reach a route's guard, so the 404 fallback is
+// counted here exactly like an api request: the caller is identified
 // if the credentials are good (a cached look-up), else by address. The price is
 // the same single Redis round trip every api request pays, and it means probing
 // random paths is throttled like everything else.
@@ -27,21 +24,5 @@ async function countRequest(deps: GatewayDeps, req: Request, res: Response): Pro
 export function rateLimitUnmatched(deps: GatewayDeps): RequestHandler {
   return (req, res, next) => {
     countRequest(deps, req, res).then(() => next(), next);
-  };
-}
-
-/** Mounted just before the error handler; passes the original error on. */
-export function rateLimitEarlyErrors(deps: GatewayDeps): ErrorRequestHandler {
-  return (err, req, res, next) => {
-    // `req.route` is set once a route took the request: its own guard (api) or its
-    // auth rule (admin, public) already decided about the headers.
-    if (req.route || res.headersSent || res.hasHeader('X-RateLimit-Limit') || err instanceof RateLimitedError) {
-      next(err);
-      return;
-    }
-    countRequest(deps, req, res).then(
-      () => next(err),
-      (limitErr: unknown) => next(limitErr instanceof RateLimitedError ? limitErr : err),
-    );
   };
 }

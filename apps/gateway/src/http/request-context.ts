@@ -1,36 +1,59 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The request id, also returned in X-Request-Id. */
+      id: string;
+      /** A logger whose lines carry the request id. */
+      log: Logger;
+    }
+  }
+}
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Assigns each request an id (the caller's X-Request-Id when it is safe to echo),
- * returns it in the response and attaches a child logger carrying it. Secrets
- * never reach the log: only method, path and status are serialised.
+ * Gives each request an id (the caller's X-Request-Id when it is safe to echo),
+ * returns it, and writes one access-log line when the response ends.
+ *
+ * Written here rather than with pino-http: pino-http builds two child loggers
+ * and serialises the request for every request, which cost about a tenth of the
+ * gateway's CPU per cached catalog read (bench:gateway). Here the child logger
+ * is created only when a handler actually logs. Only method, path and status
+ * are logged: headers (credentials) never are.
  */
-export function requestContext(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId(req, res) {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel(_req, res, err) {
-      if (err || res.statusCode >= 500) return 'error';
-      return 'info';
-    },
-    serializers: {
-      req: (req: IncomingMessage & { id?: string; url?: string }) => ({
-        id: req.id,
-        method: req.method,
-        // Query strings may carry cursors and filters but never credentials; headers are left out entirely.
-        url: req.url,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+    req.id = id;
+    res.setHeader('X-Request-Id', id);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (child ??= logger.child({ reqId: id })),
+    });
+    const started = performance.now();
+    res.once('close', () => {
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          reqId: id,
+          method: req.method,
+          url: req.originalUrl,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          // A client that hung up before the response was complete.
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
+    });
+    next();
+  };
 }

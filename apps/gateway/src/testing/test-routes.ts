@@ -5,7 +5,6 @@ import type { GatewayDeps } from '../deps';
 import { defineRoute, type AnyRoute } from '../http/define-route';
 import { errorHandler } from '../http/error-handler';
 import { mountRoute } from '../http/mount-route';
-import { rateLimitEarlyErrors } from '../http/rate-limit-unrouted';
 import type { TestGateway } from './test-gateway';
 
 // Stand-in `api` routes for tests of the request machinery (authentication,
@@ -41,11 +40,8 @@ const things = defineRoute({
 export function withTestRoutes(gw: TestGateway, deps: GatewayDeps = gw.deps, app: Express = gw.app): Express {
   const harness = express();
   harness.set('trust proxy', deps.config.TRUST_PROXY);
-  harness.use(express.json());
   for (const route of [whoami, things] as AnyRoute[]) harness[route.method](route.path, mountRoute(route, deps));
   harness.use(app);
-  // As in createApp: a body the parser rejects still counts against the caller's rate limit.
-  harness.use(rateLimitEarlyErrors(deps));
   harness.use(errorHandler);
   return harness;
 }
