@@ -124,20 +124,20 @@ async function main() {
 
   try {
     const gateway = startTs('apps/gateway/src/main.ts', {
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redis.url,
-        REDIS_PREFIX: `bench-${Date.now()}`,
-        S3_ENDPOINT: s3.settings.endpoint,
-        S3_BUCKET: bucket,
-        S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-        ADMIN_TOKEN: adminToken,
-        // The benchmark measures throughput, not the limiter's refusals.
-        RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      });
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: `bench-${Date.now()}`,
+      S3_ENDPOINT: s3.settings.endpoint,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+      ADMIN_TOKEN: adminToken,
+      // The benchmark measures throughput, not the limiter's refusals.
+      RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    });
     const ceilingServer = startTs('bench/ceiling-server.ts', {
       PORT: String(ceilingPort),
       DATABASE_URL: databaseUrl,
