@@ -195,10 +195,24 @@ describe('JWT', () => {
   it('lets X-Organization-Id select another org from the token', async () => {
     const res = await request(app)
       .get('/_test/whoami')
+      .set('Authorization', `Bearer ${signJwt({ orgs: [org.id, otherOrg.id] })}`)
+      .set('X-Organization-Id', otherOrg.id);
+    expect(res.status).toBe(200);
+    expect(res.body.organizationId).toBe(otherOrg.id);
+  });
+
+  it('answers 403 when the selected organization does not exist, rather than failing on a write', async () => {
+    const selected = await request(app)
+      .get('/_test/whoami')
       .set('Authorization', `Bearer ${signJwt({ orgs: [org.id, ORG_B] })}`)
       .set('X-Organization-Id', ORG_B);
-    expect(res.status).toBe(200);
-    expect(res.body.organizationId).toBe(ORG_B);
+    expect(selected.status).toBe(403);
+    expect(selected.body).toEqual({ detail: 'The token names an organization that does not exist' });
+    const first = await request(app)
+      .post('/agents')
+      .set('Authorization', `Bearer ${signJwt({ orgs: [ORG_B] })}`)
+      .send({ name: 'Nowhere', description: 'x' });
+    expect(first.status).toBe(403);
   });
 
   it('answers 403 when X-Organization-Id is not among the token’s orgs', async () => {

@@ -10,6 +10,7 @@ import type { Authenticator } from '../http/guard';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 import { apiKeyMatches, parseApiKey } from './api-key-format';
 import { verifyJwt } from './jwt';
+import { KnownOrganizations } from './known-organizations';
 import { subscribeToRevocations } from './revocation';
 
 // Who is calling (interface.md 5, extensions.md 1–2). Nothing here may log a key
@@ -100,12 +101,25 @@ export function createAuthenticator({ db, redis, config, logger }: Authenticator
     return { organizationId, subject: `key:${entry.id}`, kind: 'api_key' };
   }
 
-  function viaJwt(req: Request, token: string): AuthContext {
+  const organizations = new KnownOrganizations(async (id) => {
+    try {
+      return (await db.prisma.organization.count({ where: { id } })) > 0;
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'organization lookup failed');
+      throw new ServiceUnavailableError('Authentication is temporarily unavailable');
+    }
+  });
+
+  async function viaJwt(req: Request, token: string): Promise<AuthContext> {
     if (!config.JWT_SECRET) {
       throw new UnauthorizedError('Bearer tokens are not accepted: JWT authentication is disabled');
     }
     const identity = verifyJwt(token, config.JWT_SECRET);
-    return { organizationId: selectOrganization(req, identity.orgs), subject: `user:${identity.sub}`, kind: 'jwt' };
+    const organizationId = selectOrganization(req, identity.orgs);
+    if (!(await organizations.has(organizationId))) {
+      throw new ForbiddenError('The token names an organization that does not exist');
+    }
+    return { organizationId, subject: `user:${identity.sub}`, kind: 'jwt' };
   }
 
   return {
