@@ -24,6 +24,12 @@ module.exports = {
       },
     ],
   },
+  // file-type and its dependencies are published as ES modules only. Node runs
+  // them through require(esm), but jest has its own module loader that cannot,
+  // so these few are compiled to CommonJS like our own sources.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(file-type|strtok3|token-types|uint8array-extras|@tokenizer/inflate|@borewit/text-codec)/)',
+  ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
   // Integration tests mostly wait on I/O, so two workers pay off even on two cores

@@ -1,8 +1,10 @@
 import { createDb } from '@weft/db';
+import { createEngine, createRunQueues } from '@weft/engine';
 import { createRateLimiter } from '@weft/rate-limit';
-import { createStorage, storageConfigFromEnv } from '@weft/storage';
+import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createAssetJobProducer } from './assets/asset-jobs';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
@@ -39,6 +41,21 @@ export function createGatewayRuntime(
     limits: { default: config.RATE_LIMIT_DEFAULT_PER_MINUTE, create: config.RATE_LIMIT_CREATE_PER_MINUTE },
     logger,
   });
+  const assetJobs = createAssetJobProducer(redis, config.REDIS_PREFIX, logger);
+  const assetUrls = createUrlSigner(storage, {
+    ttlSeconds: config.ASSET_URL_TTL_SECONDS,
+    ...(config.ASSET_PUBLIC_BASE_URL ? { publicBaseUrl: config.ASSET_PUBLIC_BASE_URL } : {}),
+  });
+  const runQueues = createRunQueues(redis, config.REDIS_PREFIX);
+  const engine = createEngine({
+    db,
+    queues: runQueues,
+    publisher: redis,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    // Durability tests only: the process dies between a run's commit and its enqueue.
+    ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
+  });
   const deps: GatewayDeps = {
     config,
     db,
@@ -47,12 +64,18 @@ export function createGatewayRuntime(
     authenticator,
     rateLimiter,
     pingStorage: () => storage.ping(),
+    storage,
+    assetUrls,
+    assetJobs,
+    engine,
   };
   return {
     deps,
     authenticator,
     async close() {
       await authenticator.close();
+      await assetJobs.close();
+      await runQueues.close();
       await db.close();
       redis.disconnect();
       storage.close();

@@ -31,6 +31,16 @@ const GatewayEnv = z.object({
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
   TRUST_PROXY: envBool().default(false),
   LOG_LEVEL: envLogLevel().default('info'),
+  /** Largest accepted upload; above it 413 and the multipart upload is aborted. */
+  ASSET_MAX_UPLOAD_BYTES: envInt(1, 50 * 1024 ** 3).default(100 * 1024 * 1024),
+  /** Lifetime of presigned asset URLs (SigV4 allows up to 7 days). */
+  ASSET_URL_TTL_SECONDS: envInt(60, 7 * 24 * 3600).default(3600),
+  /** A CDN in front of the bucket: asset URLs become `<base>/<key>` instead of presigned S3 URLs. */
+  ASSET_PUBLIC_BASE_URL: envOptionalString().pipe(z.url().optional()),
+  /** Largest image (width × height) the experimental SVG conversion decodes. */
+  ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
+  /** Fault injection for durability tests: exit right after a run is committed, before it is enqueued. Never set it in production. */
+  RUN_FAULT_EXIT_AFTER_COMMIT: envBool().default(false),
 });
 
 export type GatewayConfig = z.output<typeof GatewayEnv>;

@@ -1,6 +1,9 @@
 import type { Db } from '@weft/db';
+import type { Engine } from '@weft/engine';
+import type { Storage, UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AssetJobProducer } from './assets/asset-jobs';
 import type { GatewayConfig } from './config';
 import type { Authenticator, RequestRateLimiter } from './http/guard';
 
@@ -14,4 +17,10 @@ export interface GatewayDeps {
   rateLimiter: RequestRateLimiter;
   /** Resolves when object storage answers; used by /readyz. */
   pingStorage(): Promise<void>;
+  storage: Storage;
+  /** URLs of asset files that work without credentials (presigned, or on the CDN). */
+  assetUrls: UrlSigner;
+  assetJobs: AssetJobProducer;
+  /** Run use cases: start, decide reviews, cancel (the gateway never executes nodes). */
+  engine: Engine;
 }

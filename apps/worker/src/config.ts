@@ -1,4 +1,4 @@
-import { envInt, envLogLevel, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { envInt, envList, envLogLevel, envString, parseEnv, s3EnvShape } from '@weft/config';
 import { z } from 'zod';
 
 // The only place in the worker that reads process.env.
@@ -12,6 +12,32 @@ const WorkerEnv = z.object({
   WORKER_SHUTDOWN_GRACE_SECONDS: envInt(1, 3600).default(30),
   WORKER_HEARTBEAT_INTERVAL_MS: envInt(500, 60_000).default(5000),
   LOG_LEVEL: envLogLevel().default('info'),
+  // Run execution.
+  /** Node jobs of the light queue (provider calls, bookkeeping) executed at once by this process. */
+  WORKER_LIGHT_CONCURRENCY: envInt(1, 1000).default(50),
+  /** Node jobs of the heavy queue (media processing) executed at once by this process. */
+  WORKER_HEAVY_CONCURRENCY: envInt(1, 64).default(2),
+  /** How long a job stays locked without renewal before another worker takes it over (a dead worker's jobs). */
+  WORKER_LOCK_DURATION_MS: envInt(1000, 600_000).default(30_000),
+  /** Destinations nodes may call despite the address rules: host names, IPs or CIDR ranges. */
+  OUTBOUND_ALLOWED_HOSTS: envList().default([]),
+  /** How often the reconciler looks for runs whose queue work vanished. */
+  RECONCILE_INTERVAL_MS: envInt(100, 600_000).default(5_000),
+  /** A run that has not moved for this long is checked by the reconciler. */
+  RECONCILE_STALE_MS: envInt(100, 3_600_000).default(15_000),
+  // Asset processing (thumbnails, metadata, blur hashes).
+  /** Asset processing jobs run at once by this process (each decodes one image or runs one ffmpeg). */
+  ASSET_PROCESSING_CONCURRENCY: envInt(1, 64).default(2),
+  /** Largest image decoded, in pixels (width × height): the guard against decompression bombs. */
+  ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
+  /** Largest image file read into memory for processing. */
+  ASSET_MAX_IMAGE_BYTES: envInt(1, 2 * 1024 ** 3).default(100 * 1024 * 1024),
+  FFMPEG_PATH: envString().default('ffmpeg'),
+  FFPROBE_PATH: envString().default('ffprobe'),
+  /** ffmpeg or ffprobe running longer than this on one asset is killed. */
+  FFMPEG_TIMEOUT_MS: envInt(1000, 3_600_000).default(120_000),
+  /** How often pending assets whose job went missing are looked for. */
+  ASSET_SWEEP_INTERVAL_MS: envInt(1000, 3_600_000).default(60_000),
 });
 
 export type WorkerConfig = z.output<typeof WorkerEnv>;

@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
+import { startNodeWorkers } from '@weft/engine';
 import { createWorkerConnection, startHeartbeat } from '@weft/queue';
+import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import pino from 'pino';
+import { startAssetWorker } from './assets/asset-worker';
 import { loadConfig } from './config';
 
-// Composition root of a worker process. Node execution processors are
-// registered here as they are built (see the "Run execution" issue); today the
-// process connects, proves its dependencies and announces itself with a
-// heartbeat that operators and the gateway can see.
+// Composition root of a worker process: connects, proves its dependencies,
+// starts the processors and announces itself with a heartbeat that operators
+// and the gateway can see. On SIGTERM it stops taking jobs and finishes the
+// ones in flight within WORKER_SHUTDOWN_GRACE_SECONDS; whatever is still
+// running then is handed back to the queue by BullMQ's stalled-job check.
 async function main() {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'worker' } });
@@ -26,6 +30,33 @@ async function main() {
     workerId,
     intervalMs: config.WORKER_HEARTBEAT_INTERVAL_MS,
   });
+  const storage = createStorage(storageConfigFromEnv(config));
+  const nodeWorkers = await startNodeWorkers({
+    db,
+    storage,
+    redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    lightConcurrency: config.WORKER_LIGHT_CONCURRENCY,
+    heavyConcurrency: config.WORKER_HEAVY_CONCURRENCY,
+    lockDurationMs: config.WORKER_LOCK_DURATION_MS,
+    outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
+    reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    reconcileStaleMs: config.RECONCILE_STALE_MS,
+  });
+  const assetWorker = await startAssetWorker({
+    db,
+    storage,
+    redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    concurrency: config.ASSET_PROCESSING_CONCURRENCY,
+    maxPixels: config.ASSET_MAX_IMAGE_PIXELS,
+    maxImageBytes: config.ASSET_MAX_IMAGE_BYTES,
+    ffmpeg: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, timeoutMs: config.FFMPEG_TIMEOUT_MS },
+    sweepIntervalMs: config.ASSET_SWEEP_INTERVAL_MS,
+    sweepStaleMs: config.ASSET_SWEEP_INTERVAL_MS,
+  });
   logger.info({ workerId }, 'worker started');
 
   let stopping = false;
@@ -35,7 +66,9 @@ async function main() {
     logger.info({ signal }, 'worker shutting down');
     const force = setTimeout(() => process.exit(1), config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000);
     force.unref();
+    await Promise.all([nodeWorkers.close(), assetWorker.close()]);
     await heartbeat.stop();
+    storage.close();
     await db.close();
     redis.disconnect();
     process.exit(0);

@@ -128,3 +128,8 @@ export const INPUT_NODE_TYPES = [
   'audio_input',
   'brand_system_input',
 ] as const satisfies readonly NodeType[];
+
+export type FlowRunStatus = (typeof FLOW_RUN_STATUSES)[number];
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+export type DataType = (typeof DATA_TYPES)[number];
+export type MediaType = (typeof MEDIA_TYPES)[number];

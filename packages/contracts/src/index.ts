@@ -5,3 +5,5 @@ export * from './flow';
 export * from './agents';
 export * from './apps';
 export * from './admin';
+export * from './runs';
+export * from './assets';

@@ -18,3 +18,4 @@ export { createS3Client, S3RVER_CREDENTIALS, DEFAULT_S3_REGION, type S3Settings 
 export { assertPortFree, isPortListening } from './tcp';
 export { DevstackError, MissingDependencyError, PortInUseError, PortUnavailableError } from './errors';
 export type { EnsureServiceOptions, ServiceHandle, ServiceSource } from './service-handle';
+export { findOrInstallFfmpeg, type FfmpegPaths } from './ffmpeg/find-ffmpeg';

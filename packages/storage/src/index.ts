@@ -1,1 +1,6 @@
 export * from './s3-storage';
+export * from './keys';
+export * from './errors';
+export * from './upload';
+export * from './objects';
+export * from './presign';

@@ -12,6 +12,8 @@ export interface StorageConfig {
 export interface Storage {
   client: S3Client;
   bucket: string;
+  /** What the client was built from (presigning builds URLs from it). */
+  config: StorageConfig;
   /** Resolves when the bucket answers; used by readiness probes. */
   ping(): Promise<void>;
   close(): void;
@@ -36,6 +38,7 @@ export function createStorage(config: StorageConfig): Storage {
   return {
     client,
     bucket,
+    config,
     async ping() {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   ensurePostgres,
   ensureRedis,
+  findOrInstallFfmpeg,
   ensureS3,
   withDatabaseName,
   type PostgresHandle,
@@ -76,6 +77,9 @@ export async function startTestStack(env: NodeJS.ProcessEnv, log: (line: string)
         log,
       }).then(track),
     ]);
+    // The asset worker's tests run ffmpeg. Installed after the services so
+    // that two apt-get runs (this and redis-server's) never contend for dpkg.
+    findOrInstallFfmpeg(log);
     return { postgres, redis, s3, adminDatabaseUrl: withDatabaseName(postgres.url, 'postgres'), stop };
   } catch (err) {
     // One service failing must not leave the others running.

@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { applyMigrations } from '@weft/db/src/migrations';
-import { ensureBucket, ensureDatabase, ensurePostgres, ensureRedis, ensureS3, type S3Settings } from '@weft/devstack';
+import {
+  ensureBucket,
+  ensureDatabase,
+  ensurePostgres,
+  ensureRedis,
+  ensureS3,
+  findOrInstallFfmpeg,
+  type S3Settings,
+} from '@weft/devstack';
 import type { DevConfig } from './dev-config';
 
 export interface DevServices {
@@ -53,6 +61,13 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
         : 'database: up to date',
     );
     if (await ensureBucket(s3.settings, config.S3_BUCKET)) log(`s3: created bucket ${config.S3_BUCKET}`);
+    // The worker probes videos and audio with ffmpeg. Without it everything
+    // else works and those assets record a processing error, so dev goes on.
+    try {
+      findOrInstallFfmpeg(log);
+    } catch (err) {
+      log(`ffmpeg: ${(err as Error).message} Video stills and media metadata are skipped until then.`);
+    }
 
     return {
       databaseUrl: postgres.url,

@@ -23,6 +23,11 @@ export interface RouteRequest {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /**
+   * A multipart/form-data body, for the OpenAPI document only: the handler
+   * streams and validates it itself (uploads must not be buffered).
+   */
+  form?: z.ZodObject;
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;

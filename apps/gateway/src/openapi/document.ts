@@ -12,7 +12,7 @@ const error = (description: string): ResponseSpec => ({ description, schema: Err
 // Responses every route of a kind can give, so that declarations list only their own.
 function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
-  if (route.request?.params || route.request?.query || route.request?.body) {
+  if (route.request?.params || route.request?.query || route.request?.body || route.request?.form) {
     out[422] = { description: 'Validation error', schema: ValidationErrorBody };
   }
   if (route.auth === 'api') {
@@ -21,7 +21,7 @@ function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
     out[429] = error('Rate limit exceeded; see Retry-After');
   }
   if (route.auth === 'admin') out[401] = error('Missing or wrong admin token');
-  if (route.request?.body) out[413] = error('Request body too large');
+  if (route.request?.body || route.request?.form) out[413] = error('Request body too large');
   return out;
 }
 
@@ -83,6 +83,9 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(route.request?.body
           ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+          : {}),
+        ...(route.request?.form
+          ? { body: { required: true, content: { 'multipart/form-data': { schema: route.request.form } } } }
           : {}),
         // zod-to-openapi takes headers as zod schemas, not as parameter objects.
         ...(route.auth === 'api' ? { headers: OrganizationHeader } : {}),

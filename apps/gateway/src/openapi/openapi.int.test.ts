@@ -94,7 +94,7 @@ test.each(Object.entries(INTERFACE_STATUSES))('%s documents statuses %j', (op, s
 });
 
 test('list endpoints return cursor pages', () => {
-  for (const name of ['CursorPage_AgentSummary', 'CursorPage_AppSummary']) {
+  for (const name of ['CursorPage_AgentSummary', 'CursorPage_AppSummary', 'CursorPage_AssetSummary']) {
     const schema = doc.components.schemas[name];
     expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(schema?.required).toEqual(expect.arrayContaining(['data', 'has_more']));

@@ -1,12 +1,24 @@
 import type { AnyRoute } from '../http/define-route';
 import { adminRoutes } from './admin/admin.routes';
 import { agentRoutes } from './agents/agents.routes';
+import { appRunRoutes } from './app-runs/app-runs.routes';
 import { appRoutes } from './apps/apps.routes';
+import { assetRoutes } from './assets/assets.routes';
 import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
+import { runRoutes } from './runs/runs.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
-const apiRoutes: AnyRoute[] = [healthz, readyz, ...adminRoutes, ...agentRoutes, ...appRoutes] as AnyRoute[];
+const apiRoutes: AnyRoute[] = [
+  healthz,
+  readyz,
+  ...adminRoutes,
+  ...agentRoutes,
+  ...appRoutes,
+  ...assetRoutes,
+  ...runRoutes,
+  ...appRunRoutes,
+] as AnyRoute[];
 
 export const docs = createDocsRoutes(() => allRoutes);
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...docs.routes];

@@ -1,29 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
+import { aptInstall, canInstallWithApt, findOnPath } from '../apt';
 import { MissingDependencyError } from '../errors';
 
 // No npm package ships a Redis server, so the embedded Redis is the system's
 // `redis-server`. On Debian/Ubuntu as root (containers, CI) we install it; in
 // every other case we say exactly what to install.
-
-export function findOnPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
-
-function canInstallWithApt(): boolean {
-  return process.platform === 'linux' && process.getuid?.() === 0 && findOnPath('apt-get') !== undefined;
-}
 
 /**
  * Path of `redis-server`, installing Debian's package when possible. `installed`
@@ -39,17 +21,7 @@ export function findOrInstallRedisServer(log: (line: string) => void): { path: s
         'Fedora: `sudo dnf install redis`), or set REDIS_URL to a running Redis.',
     );
   }
-  log('redis: redis-server is not installed; installing the Debian package (apt-get install redis-server)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
-    const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-    if (result.status !== 0) {
-      throw new MissingDependencyError(
-        `apt-get ${args.join(' ')} failed (exit ${result.status}): ${(result.stderr || result.stdout).trim().slice(-800)}. ` +
-          'Install redis-server yourself, or set REDIS_URL.',
-      );
-    }
-  }
+  aptInstall('redis-server', log, 'Install redis-server yourself, or set REDIS_URL.');
   const installed = findOnPath('redis-server') ?? tryWhich();
   if (!installed) throw new MissingDependencyError('Installed redis-server, but it is still not on PATH.');
   return { path: installed, installed: true };

@@ -1,0 +1,198 @@
+import type { Readable } from 'node:stream';
+import type { Db } from '@weft/db';
+import { AppError, BadRequestError, GoneError, NotFoundError, ServiceUnavailableError } from '@weft/errors';
+import { extensionOf, RASTER_EXTENSIONS, traceToSvg, UnprocessableMediaError, type MediaExtension } from '@weft/media';
+import {
+  isInvalidRange,
+  isMissingObject,
+  isStorageUnavailable,
+  openObject,
+  readObject,
+  type ObjectStream,
+  type Storage,
+} from '@weft/storage';
+import { parseRange } from './byte-range';
+import { attachmentDisposition } from './filename';
+
+export interface DownloadRequest {
+  organizationId: string;
+  assetId: string;
+  svg: boolean;
+  range?: string;
+  ifRange?: string;
+}
+
+export interface DownloadLimits {
+  /** Largest original the SVG tracer reads into memory. */
+  maxTraceBytes: number;
+  maxPixels: number;
+}
+
+export interface Download {
+  status: 200 | 206;
+  headers: Record<string, string>;
+  body: Readable | string;
+}
+
+// Whatever the type, a download is an attachment that the browser must not
+// sniff or run: an SVG (or an HTML-looking text) opened from our origin could
+// otherwise execute script with access to it. The sandbox CSP covers clients
+// that render it anyway.
+const SAFE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+  'Cache-Control': 'private, no-store',
+};
+
+/** The name to download as: the display name with the served extension (replacing the original's for a conversion). */
+function displayName(filename: string | null, assetId: string, extension: string, converted = false): string {
+  let base = filename ?? assetId;
+  const current = extensionOf(base);
+  if (current === extension) return base;
+  if (converted && current) base = base.slice(0, -(current.length + 1));
+  return `${base}.${extension}`;
+}
+
+function storageError(err: unknown): unknown {
+  if (isMissingObject(err)) return new GoneError('The file is no longer available');
+  if (isStorageUnavailable(err)) return new ServiceUnavailableError('Storage is temporarily unavailable');
+  return err;
+}
+
+/**
+ * GET /assets/{id}/download. Owner, public or shared; 404 otherwise, 410 once
+ * deleted or when the object is gone. Streams from S3 with the stored
+ * Content-Type and length; one Range is honoured (206), as S3 serves it.
+ */
+// The download's only database work, in SQL through the pool Prisma shares:
+// an un-batched Prisma query costs about four times the CPU (see
+// shared/design/performance-facts.md), and every download pays for this one.
+const FIND_DOWNLOADABLE = {
+  name: 'assets_find_downloadable_v1',
+  text: `SELECT id, storage_key, content_type, size_bytes, filename, media_extension, downloaded, deleted_at
+           FROM assets
+          WHERE id = $1 AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+};
+const MARK_DOWNLOADED = {
+  name: 'assets_mark_downloaded_v1',
+  text: `UPDATE assets SET downloaded = true, updated_at = now() WHERE id = $1 AND NOT downloaded`,
+};
+
+interface DownloadRow {
+  id: string;
+  storage_key: string;
+  content_type: string;
+  size_bytes: string;
+  filename: string | null;
+  media_extension: string;
+  downloaded: boolean;
+  deleted_at: Date | null;
+}
+
+/**
+ * GET /assets/{id}/download. Owner, public or shared; 404 otherwise, 410 once
+ * deleted or when the object is gone. Streams from S3 with the stored
+ * Content-Type and length; one Range is honoured (206), as S3 serves it.
+ */
+export async function downloadAsset(
+  db: Db,
+  storage: Storage,
+  limits: DownloadLimits,
+  request: DownloadRequest,
+  onError: (err: unknown) => void,
+): Promise<Download> {
+  const { rows } = await db.pool.query<DownloadRow>({
+    ...FIND_DOWNLOADABLE,
+    values: [request.assetId, request.organizationId],
+  });
+  const row = rows[0];
+  if (!row) throw new NotFoundError('Asset');
+  if (row.deleted_at) throw new GoneError('Asset deleted');
+
+  const extension = row.media_extension as MediaExtension;
+  let result: Download;
+  if (request.svg) {
+    if (!RASTER_EXTENSIONS.has(extension)) {
+      throw new BadRequestError('svg=true converts raster images (png, jpg, jpeg, webp, avif, heic, heif) only');
+    }
+    result = await traced(storage, row.storage_key, limits, displayName(row.filename, row.id, 'svg', true));
+  } else {
+    const object = { storageKey: row.storage_key, contentType: row.content_type, size: Number(row.size_bytes) };
+    result = await streamed(storage, object, displayName(row.filename, row.id, extension), request);
+  }
+  // The file is on its way: the flag need not hold the first byte back.
+  if (!row.downloaded) db.pool.query({ ...MARK_DOWNLOADED, values: [row.id] }).catch(onError);
+  return result;
+}
+
+async function traced(storage: Storage, key: string, limits: DownloadLimits, name: string): Promise<Download> {
+  let bytes: Buffer;
+  try {
+    bytes = await readObject(storage, key, limits.maxTraceBytes);
+  } catch (err) {
+    throw storageError(err);
+  }
+  let svg: string;
+  try {
+    svg = await traceToSvg(bytes, { maxPixels: limits.maxPixels });
+  } catch (err) {
+    if (err instanceof UnprocessableMediaError)
+      throw new BadRequestError(`The image cannot be converted: ${err.message}`);
+    throw err;
+  }
+  return {
+    status: 200,
+    headers: {
+      ...SAFE_HEADERS,
+      'Content-Type': 'image/svg+xml',
+      'Content-Length': String(Buffer.byteLength(svg)),
+      'Content-Disposition': attachmentDisposition(name),
+    },
+    body: svg,
+  };
+}
+
+async function streamed(
+  storage: Storage,
+  row: { storageKey: string; contentType: string; size: number },
+  name: string,
+  request: DownloadRequest,
+): Promise<Download> {
+  const size = row.size;
+  // If-Range: the range applies only while the file is the one the client
+  // has. An entity tag is compared with the object's; a date cannot be
+  // checked against anything we keep, so the whole file is sent.
+  const ifRange = request.ifRange;
+  const ifRangeIsTag = ifRange !== undefined && /^(W\/)?"/.test(ifRange);
+  const range = ifRange !== undefined && !ifRangeIsTag ? undefined : parseRange(request.range, size);
+  if (range === 'unsatisfiable') {
+    throw new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
+  }
+  let object: ObjectStream;
+  try {
+    object = await openObject(storage, row.storageKey, range ? `bytes=${range.start}-${range.end}` : undefined);
+  } catch (err) {
+    if (isInvalidRange(err)) {
+      throw new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
+    }
+    throw storageError(err);
+  }
+  if (range && ifRangeIsTag && object.eTag !== ifRange) {
+    object.body.destroy();
+    const { range: _range, ifRange: _ifRange, ...whole } = request;
+    return streamed(storage, row, name, whole);
+  }
+  const headers: Record<string, string> = {
+    ...SAFE_HEADERS,
+    'Content-Type': row.contentType,
+    'Content-Length': String(object.contentLength),
+    'Content-Disposition': attachmentDisposition(name),
+    'Accept-Ranges': 'bytes',
+  };
+  if (object.eTag) headers.ETag = object.eTag;
+  if (range) {
+    headers['Content-Range'] = object.contentRange ?? `bytes ${range.start}-${range.end}/${size}`;
+    return { status: 206, headers, body: object.body };
+  }
+  return { status: 200, headers, body: object.body };
+}

@@ -1,0 +1,73 @@
+import { AppError, BadRequestError, invalid, PayloadTooLargeError, ServiceUnavailableError } from '@weft/errors';
+import { isStorageUnavailable, type Storage } from '@weft/storage';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import {
+  s3StorageEngine,
+  StoreFailedError,
+  UnsupportedContentError,
+  UploadTooLargeError,
+  type StoredFile,
+} from './s3-storage-engine';
+
+export interface ReceivedUpload {
+  /** Undefined when the request had no `file` part. */
+  file?: StoredFile & { originalname: string };
+  /** The text fields, unvalidated. */
+  fields: Record<string, unknown>;
+}
+
+export interface ReceiveOptions {
+  storage: Storage;
+  organizationId: string;
+  maxBytes: number;
+}
+
+/** Multer's limit errors as the contract's statuses: 413 for the file size, 422 for the form's shape. */
+function fromMulter(err: multer.MulterError, maxBytes: number): AppError {
+  if (err.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError(`The file is larger than ${maxBytes} bytes`);
+  const field = err.field ?? 'file';
+  if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT') {
+    return invalid(['body', field], 'Send exactly one file, in the field `file`', 'value_error');
+  }
+  return invalid(['body', field], `Malformed form: ${err.message}`, 'value_error');
+}
+
+function toAppError(err: unknown, maxBytes: number): unknown {
+  if (err instanceof AppError) return err;
+  if (err instanceof multer.MulterError) return fromMulter(err, maxBytes);
+  if (err instanceof UploadTooLargeError) return new PayloadTooLargeError(err.message);
+  if (err instanceof UnsupportedContentError) return new BadRequestError(err.message);
+  if (err instanceof StoreFailedError) {
+    return isStorageUnavailable(err.cause) ? new ServiceUnavailableError('Storage is temporarily unavailable') : err;
+  }
+  // Anything else comes from busboy parsing the body, or the client going away.
+  return new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
+}
+
+/**
+ * Runs multer with the S3 storage engine over the request. On any error
+ * multer has already removed what was stored (and drained the request, so
+ * the client reads the answer instead of a reset connection).
+ */
+export function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
+  // multer 2.5 takes highWaterMark and fileHwm; @types/multer 2.3 does not list them yet.
+  const multerOptions: multer.Options & { highWaterMark: number; fileHwm: number } = {
+    storage: s3StorageEngine(receive),
+    // Browsers send file names as raw UTF-8 (busboy would read them as latin1).
+    defParamCharset: 'utf8',
+    // Stream buffers of 1 MiB instead of Node's 16 KiB: the request is paused and
+    // resumed per MiB rather than per socket read (a bounded 2 MiB per upload).
+    highWaterMark: 1024 * 1024,
+    fileHwm: 1024 * 1024,
+    limits: { fileSize: receive.maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12, fieldNameSize: 100 },
+  };
+  const upload = multer(multerOptions).single('file');
+  return new Promise((resolve, reject) => {
+    upload(req, res, (err: unknown) => {
+      if (err) return reject(toAppError(err, receive.maxBytes));
+      const file = req.file as (StoredFile & { originalname: string }) | undefined;
+      resolve({ fields: { ...(req.body as Record<string, unknown>) }, ...(file ? { file } : {}) });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { uuidv7 } from '@weft/engine';
+import sharp from 'sharp';
+import request from 'supertest';
+import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
+
+// The example catalog (catalog/*.json) runs to completion, the review agent included.
+
+const CATALOG = path.resolve(__dirname, '..', '..', '..', '..', 'catalog');
+let stack: RunStack;
+let org: { id: string; apiKey: string };
+const agents = new Map<string, string>();
+
+beforeAll(async () => {
+  stack = await startRunStack();
+  org = await stack.gw.createOrg('Catalog', 100);
+  for (const file of fs.readdirSync(CATALOG).filter((f) => f.endsWith('.json'))) {
+    const { kind: _kind, apps: _apps, ...agent } = JSON.parse(fs.readFileSync(path.join(CATALOG, file), 'utf8'));
+    const res = await request(stack.gw.app).post('/agents').set('X-Api-Key', org.apiKey).send(agent);
+    expect(res.status).toBe(201);
+    agents.set(file, res.body.id);
+  }
+});
+afterAll(() => stack.close());
+
+const run = (file: string, inputs: object[]) =>
+  request(stack.gw.app)
+    .post('/runs')
+    .set('X-Api-Key', org.apiKey)
+    .send({ agent_id: agents.get(file), inputs });
+
+test('line-picker', async () => {
+  const res = await run('line-picker.json', [{ id: 'text', value: 'one\ntwo' }]);
+  const done = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`);
+  expect(done.results).toEqual([
+    expect.objectContaining({ id: 'lines', value: ['one', 'two'] }),
+    expect.objectContaining({ id: 'first', value: 'one' }),
+  ]);
+});
+
+test('post-idea-review: parks, then completes with the approved prompt', async () => {
+  const res = await run('post-idea-review.json', [{ id: 'topic', value: 'tea' }]);
+  const parked = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`, (r) => r.awaiting_human_review === true);
+  const review = (parked.pending_reviews as { id: string; proposed_output: unknown }[])[0]!;
+  expect(review.proposed_output).toEqual({ prompts: ['tea / friendly'] });
+  await request(stack.gw.app)
+    .post(`/runs/${parked.id}/reviews/${review.id}`)
+    .set('X-Api-Key', org.apiKey)
+    .send({ decision: 'approve', output: { prompts: ['tea / formal'] } })
+    .expect(204);
+  const done = await pollRun(stack.gw, org.apiKey, `/runs/${parked.id}`);
+  expect(done).toMatchObject({ status: 'completed', results: [expect.objectContaining({ value: 'tea / formal' })] });
+});
+
+test('square-image: both crops are produced as output assets', async () => {
+  const { storage, db } = stack.gw.deps;
+  const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: 'red' } })
+    .jpeg()
+    .toBuffer();
+  const id = uuidv7();
+  await storage.client.send(new PutObjectCommand({ Bucket: storage.bucket, Key: `test/${id}.jpg`, Body: jpeg }));
+  await db.prisma.asset.create({
+    data: {
+      id,
+      organizationId: org.id,
+      assetType: 'reference',
+      mediaType: 'image',
+      mediaExtension: 'jpg',
+      contentType: 'image/jpeg',
+      storageKey: `test/${id}.jpg`,
+    },
+  });
+  const res = await run('square-image.json', [{ id: 'photo', value: { asset_ids: [id] } }]);
+  const done = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`);
+  expect(done.status).toBe('completed');
+  const outputs = await db.prisma.asset.findMany({ where: { runId: done.id, assetType: 'output' } });
+  expect(outputs.map((a) => a.mediaExtension)).toEqual(['jpg', 'jpg']);
+});

@@ -1,0 +1,142 @@
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { waitFor } from '@weft/testing';
+import request from 'supertest';
+import { PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
+import { startTestGateway, type TestGateway } from '../../testing/test-gateway';
+
+let gw: TestGateway;
+let mine: { id: string; apiKey: string };
+let other: { id: string; apiKey: string };
+let png: Buffer;
+let pngId: string;
+
+const download = (id: string, apiKey = mine.apiKey) =>
+  request(gw.app)
+    .get(`/assets/${id}/download`)
+    .set('X-Api-Key', apiKey)
+    .buffer(true)
+    .parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  mine = await gw.createOrg('mine');
+  other = await gw.createOrg('other');
+  png = await pngBytes(200, 120);
+  const res = await upload(gw.app, mine.apiKey, png, { partName: 'Résumé photo.png' });
+  pngId = res.body.id;
+});
+afterAll(() => gw.close());
+
+describe('GET /assets/{id}/download', () => {
+  test('streams the file with its type, length and a safe attachment disposition', async () => {
+    const res = await download(pngId);
+    expect(res.status).toBe(200);
+    expect(Buffer.compare(res.body as Buffer, png)).toBe(0);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['content-length']).toBe(String(png.length));
+    expect(res.headers['accept-ranges']).toBe('bytes');
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="R_sum_ photo.png"; filename*=UTF-8''R%C3%A9sum%C3%A9%20photo.png`,
+    );
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('marks the asset as downloaded', async () => {
+    const { body } = await upload(gw.app, mine.apiKey, png);
+    expect(body.downloaded).toBe(false);
+    await download(body.id);
+    // Set beside the stream, not before it.
+    await waitFor('downloaded = true', async () => {
+      const after = await request(gw.app).get(`/assets/${body.id}`).set('X-Api-Key', mine.apiKey);
+      return after.body.downloaded === true;
+    });
+  });
+
+  test.each([
+    ['bytes=0-9', 0, 9],
+    ['bytes=10-', 10, undefined],
+    ['bytes=-16', -16, undefined],
+    ['bytes=5-100000000', 5, undefined],
+  ])('Range %s: 206 with that slice', async (range, start, end) => {
+    const res = await download(pngId).set('Range', range);
+    expect(res.status).toBe(206);
+    const from = start < 0 ? png.length + start : start;
+    const to = end ?? png.length - 1;
+    expect(Buffer.compare(res.body as Buffer, png.subarray(from, to + 1))).toBe(0);
+    expect(res.headers['content-range']).toBe(`bytes ${from}-${to}/${png.length}`);
+    expect(res.headers['content-length']).toBe(String(to - from + 1));
+  });
+
+  test('a range past the end: 416 naming the size', async () => {
+    const res = await download(pngId).set('Range', `bytes=${png.length}-`);
+    expect(res.status).toBe(416);
+    expect(res.headers['content-range']).toBe(`bytes */${png.length}`);
+  });
+
+  test('several ranges or a malformed header: the whole file', async () => {
+    for (const range of ['bytes=0-1,5-6', 'pages=1-2', 'bytes=9-3']) {
+      const res = await download(pngId).set('Range', range);
+      expect(res.status).toBe(200);
+      expect((res.body as Buffer).length).toBe(png.length);
+    }
+  });
+
+  test('If-Range: the range while the ETag matches, the whole file otherwise', async () => {
+    const full = await download(pngId);
+    const etag = full.headers.etag as string;
+    expect(etag).toBeTruthy();
+    expect((await download(pngId).set('Range', 'bytes=0-3').set('If-Range', etag)).status).toBe(206);
+    const stale = await download(pngId).set('Range', 'bytes=0-3').set('If-Range', '"stale"');
+    expect(stale.status).toBe(200);
+    expect((stale.body as Buffer).length).toBe(png.length);
+  });
+
+  test("another organization's private asset, or none: 404; public and shared ones download", async () => {
+    const priv = await upload(gw.app, other.apiKey, png, { visibility: 'private' });
+    const pub = await upload(gw.app, other.apiKey, png, { visibility: 'public' });
+    const shared = await upload(gw.app, other.apiKey, png, { visibility: 'shared' });
+    expect((await download(priv.body.id)).status).toBe(404);
+    expect((await download(randomUUID())).status).toBe(404);
+    expect((await download(pub.body.id)).status).toBe(200);
+    expect((await download(shared.body.id)).status).toBe(200);
+  });
+
+  test('a file gone from storage: 410', async () => {
+    const { body } = await upload(gw.app, mine.apiKey, png);
+    const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: body.id } });
+    await gw.deps.storage.client.send(new DeleteObjectCommand({ Bucket: gw.deps.storage.bucket, Key: row.storageKey }));
+    expect((await download(body.id)).status).toBe(410);
+  });
+
+  test('SVG content is an attachment under a sandboxing Content-Security-Policy', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>');
+    const { body } = await upload(gw.app, mine.apiKey, svg, { partName: 'x.svg' });
+    const res = await download(body.id);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/svg+xml');
+    expect(res.headers['content-disposition']).toMatch(/^attachment;/);
+    expect(res.headers['content-security-policy']).toContain('sandbox');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  describe('svg=true (experimental)', () => {
+    test('traces a raster image into SVG', async () => {
+      const res = await request(gw.app).get(`/assets/${pngId}/download?svg=true`).set('X-Api-Key', mine.apiKey);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('image/svg+xml');
+      expect(res.headers['content-disposition']).toMatch(/filename="R_sum_ photo.png.svg"|photo\.svg/);
+      expect(String(res.text ?? res.body)).toMatch(/^<svg[\s\S]*<path/);
+    });
+
+    test('answers 400 for anything but a raster image', async () => {
+      const { body } = await upload(gw.app, mine.apiKey, PDF_BYTES, { partName: 'doc.pdf' });
+      const res = await request(gw.app).get(`/assets/${body.id}/download?svg=true`).set('X-Api-Key', mine.apiKey);
+      expect(res.status).toBe(400);
+    });
+  });
+});

@@ -1,0 +1,257 @@
+import { AssetSchema, ErrorBody, ValidationErrorBody } from '@weft/contracts';
+import request from 'supertest';
+import { expectSchema } from '../../testing/expect-schema';
+import { GARBAGE, jpegBytes, listKeys, MP4_HEADER, PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
+import { startTestGateway, type TestGateway } from '../../testing/test-gateway';
+
+const MAX_BYTES = 7 * 1024 * 1024;
+
+let gw: TestGateway;
+let org: { id: string; apiKey: string };
+beforeAll(async () => {
+  // Small enough to exceed quickly, large enough for a multipart upload (5 MiB parts).
+  gw = await startTestGateway({ ASSET_MAX_UPLOAD_BYTES: String(MAX_BYTES) });
+  org = await gw.createOrg('uploader');
+});
+afterAll(() => gw.close());
+
+async function rowCount(): Promise<number> {
+  return gw.deps.db.prisma.asset.count({ where: { organizationId: org.id } });
+}
+
+describe('POST /assets/upload: accepted files', () => {
+  test('answers 200 with the full Asset, readable at once', async () => {
+    const png = await pngBytes();
+    const res = await upload(gw.app, org.apiKey, png, { partName: 'photo.png', externalId: 'up-1' });
+    expect(res.status).toBe(200);
+    const asset = expectSchema(AssetSchema, res.body);
+    expect(asset).toMatchObject({
+      external_id: 'up-1',
+      asset_type: 'reference',
+      media_type: 'image',
+      media_extension: 'png',
+      visibility: 'private',
+      downloaded: false,
+      agent_id: null,
+      run_id: null,
+    });
+    const again = await request(gw.app).get(`/assets/${asset.id}`).set('X-Api-Key', org.apiKey);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(asset.id);
+    // The stored bytes are exactly the upload.
+    const stored = await request(gw.app).get(`/assets/${asset.id}/download`).set('X-Api-Key', org.apiKey);
+    expect(Buffer.compare(stored.body as Buffer, png)).toBe(0);
+  });
+
+  test.each([
+    ['a PNG named .bin', () => pngBytes(), 'blob.bin', 'image', 'png'],
+    ['a JPEG named .jpeg', () => jpegBytes(), 'x.jpeg', 'image', 'jpeg'],
+    ['a JPEG without a name extension', () => jpegBytes(), 'camera', 'image', 'jpg'],
+    ['a PDF', async () => PDF_BYTES, 'doc.pdf', 'file', 'pdf'],
+    ['an MP4', async () => MP4_HEADER, 'clip.mp4', 'video', 'mp4'],
+    ['JSON', async () => Buffer.from('{"a": [1, 2, 3]}'), 'data', 'file', 'json'],
+    ['CSV', async () => Buffer.from('name,age\nada,36\nalan,41\n'), 'people', 'file', 'csv'],
+    ['Markdown', async () => Buffer.from('# Title\n\nSome *text* and a [link](https://x.y).\n'), 'notes', 'file', 'md'],
+    ['plain text', async () => Buffer.from('just some words\non two lines\n'), 'words', 'file', 'txt'],
+    ['plain text named .csv', async () => Buffer.from('one line of text\n'), 'list.csv', 'file', 'csv'],
+    [
+      'SVG',
+      async () => Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'),
+      'x',
+      'image',
+      'svg',
+    ],
+  ])('detects %s from its content', async (_what, bytes, name, mediaType, extension) => {
+    const res = await upload(gw.app, org.apiKey, await bytes(), { partName: name, contentType: 'text/html' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ media_type: mediaType, media_extension: extension });
+  });
+
+  test('takes visibility and the display filename from the form', async () => {
+    const res = await upload(gw.app, org.apiKey, await pngBytes(), {
+      partName: 'ignored.png',
+      filename: 'Shown name.png',
+      visibility: 'public',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.visibility).toBe('public');
+    const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.filename).toBe('Shown name.png');
+  });
+
+  test('sanitises file names and never uses them in storage keys', async () => {
+    const res = await upload(gw.app, org.apiKey, await pngBytes(), {
+      partName: 'x.png',
+      filename: '../../etc/pass\r\nX-Evil: 1\u202Egnp.png',
+    });
+    expect(res.status).toBe(200);
+    const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.filename).toBe('passX-Evil_ 1gnp.png');
+    expect(row.storageKey).toBe(`orgs/${org.id}/assets/${row.id}/original`);
+    const dl = await request(gw.app).get(`/assets/${row.id}/download`).set('X-Api-Key', org.apiKey);
+    expect(dl.headers['content-disposition']).toBe(
+      `attachment; filename="passX-Evil_ 1gnp.png"; filename*=UTF-8''passX-Evil_%201gnp.png`,
+    );
+  });
+
+  test('counts against the create rate-limit bucket', async () => {
+    const res = await upload(gw.app, org.apiKey, await pngBytes());
+    expect(res.headers['x-ratelimit-limit']).toBe(String(gw.config.RATE_LIMIT_CREATE_PER_MINUTE));
+  });
+});
+
+describe('POST /assets/upload: refused files store nothing', () => {
+  let before: { keys: number; rows: number };
+  beforeEach(async () => {
+    before = { keys: (await listKeys(gw.deps.storage)).length, rows: await rowCount() };
+  });
+  afterEach(async () => {
+    expect((await listKeys(gw.deps.storage)).length).toBe(before.keys);
+    expect(await rowCount()).toBe(before.rows);
+  });
+
+  test('garbage bytes: 400', async () => {
+    const res = await upload(gw.app, org.apiKey, GARBAGE, { partName: 'photo.png', contentType: 'image/png' });
+    expect(res.status).toBe(400);
+    expectSchema(ErrorBody, res.body);
+  });
+
+  test('a supported format outside the contract (GIF): 400', async () => {
+    const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+    expect((await upload(gw.app, org.apiKey, gif, { partName: 'a.gif' })).status).toBe(400);
+  });
+
+  test('an empty file: 400', async () => {
+    expect((await upload(gw.app, org.apiKey, Buffer.alloc(0), { partName: 'empty.txt' })).status).toBe(400);
+  });
+
+  test('a name whose extension contradicts the content: 400', async () => {
+    const res = await upload(gw.app, org.apiKey, PDF_BYTES, { partName: 'photo.png' });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/png/);
+  });
+
+  test('a display filename contradicting the content (sent after the file): 400, object removed', async () => {
+    const res = await request(gw.app)
+      .post('/assets/upload')
+      .set('X-Api-Key', org.apiKey)
+      .attach('file', PDF_BYTES, 'doc.pdf')
+      .field('filename', 'song.mp3');
+    expect(res.status).toBe(400);
+  });
+
+  test('above ASSET_MAX_UPLOAD_BYTES in one part: 413', async () => {
+    const big = Buffer.concat([await pngBytes(), Buffer.alloc(MAX_BYTES)]);
+    const res = await upload(gw.app, org.apiKey, big, { partName: 'big.png' });
+    expect(res.status).toBe(413);
+    expectSchema(ErrorBody, res.body);
+  });
+
+  test('above the maximum after the multipart upload started: 413, upload aborted', async () => {
+    const big = Buffer.concat([await pngBytes(), Buffer.alloc(2 * MAX_BYTES)]);
+    const res = await upload(gw.app, org.apiKey, big, { partName: 'bigger.png' });
+    expect(res.status).toBe(413);
+  });
+
+  test('external_id longer than 255: 422, and the key stays free', async () => {
+    const long = 'k'.repeat(256);
+    const res = await upload(gw.app, org.apiKey, await pngBytes(), { externalId: long });
+    expect(res.status).toBe(422);
+    const body = expectSchema(ValidationErrorBody, res.body);
+    expect(body.detail[0]!.loc).toEqual(['body', 'external_id']);
+  });
+
+  test('no file part: 422', async () => {
+    const res = await request(gw.app).post('/assets/upload').set('X-Api-Key', org.apiKey).field('visibility', 'public');
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body', 'file']);
+  });
+
+  test('a JSON body instead of a form: 422', async () => {
+    const res = await request(gw.app).post('/assets/upload').set('X-Api-Key', org.apiKey).send({ file: 'x' });
+    expect(res.status).toBe(422);
+  });
+
+  test('a file in another field, or two files: 422', async () => {
+    const png = await pngBytes();
+    const other = await request(gw.app)
+      .post('/assets/upload')
+      .set('X-Api-Key', org.apiKey)
+      .attach('image', png, 'a.png');
+    expect(other.status).toBe(422);
+    const two = await request(gw.app)
+      .post('/assets/upload')
+      .set('X-Api-Key', org.apiKey)
+      .attach('file', png, 'a.png')
+      .attach('file', png, 'b.png');
+    expect(two.status).toBe(422);
+  });
+
+  test('an invalid visibility: 422', async () => {
+    expect((await upload(gw.app, org.apiKey, await pngBytes(), { visibility: 'everyone' })).status).toBe(422);
+  });
+
+  test('without credentials: 401', async () => {
+    const res = await request(gw.app)
+      .post('/assets/upload')
+      .attach('file', await pngBytes(), 'a.png');
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('POST /assets/upload: external_id', () => {
+  test('reusing a key: 409 with existing_id, the second object removed', async () => {
+    const first = await upload(gw.app, org.apiKey, await pngBytes(), { externalId: 'dup' });
+    expect(first.status).toBe(200);
+    const keys = (await listKeys(gw.deps.storage)).length;
+    const second = await upload(gw.app, org.apiKey, await jpegBytes(), { externalId: 'dup' });
+    expect(second.status).toBe(409);
+    expect(expectSchema(ErrorBody, second.body).existing_id).toBe(first.body.id);
+    expect((await listKeys(gw.deps.storage)).length).toBe(keys);
+  });
+
+  test('concurrent uploads with one key: exactly one 200, no orphan objects', async () => {
+    const png = await pngBytes();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => upload(gw.app, org.apiKey, png, { externalId: 'race' })),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
+    const winner = responses.find((r) => r.status === 200)!.body.id as string;
+    for (const r of responses) if (r.status === 409) expect(r.body.existing_id).toBe(winner);
+    const raceKeys = (await listKeys(gw.deps.storage)).filter((k) => k.includes(winner));
+    expect(raceKeys).toEqual([`orgs/${org.id}/assets/${winner}/original`]);
+    const rows = await gw.deps.db.prisma.asset.findMany({ where: { organizationId: org.id } });
+    const keys = new Set(await listKeys(gw.deps.storage));
+    for (const row of rows) expect(keys.has(row.storageKey)).toBe(true);
+    expect([...keys].filter((k) => k.endsWith('/original')).length).toBe(rows.length);
+  });
+
+  test('uploads have their own key space per organization', async () => {
+    const other = await gw.createOrg('other uploader');
+    const png = await pngBytes();
+    expect((await upload(gw.app, org.apiKey, png, { externalId: 'shared-key' })).status).toBe(200);
+    expect((await upload(gw.app, other.apiKey, png, { externalId: 'shared-key' })).status).toBe(200);
+  });
+});
+
+describe('POST /assets/upload: storage unavailable', () => {
+  test('503, and no row', async () => {
+    // A port nothing listens on: every S3 request is refused.
+    const down = await gw.startSibling({
+      ASSET_MAX_UPLOAD_BYTES: String(MAX_BYTES),
+      S3_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    try {
+      const rows = await rowCount();
+      const res = await upload(down.app, org.apiKey, await pngBytes(), { externalId: 'while-down' });
+      expect(res.status).toBe(503);
+      expectSchema(ErrorBody, res.body);
+      expect(await rowCount()).toBe(rows);
+      // The key was not claimed.
+      expect((await upload(gw.app, org.apiKey, await pngBytes(), { externalId: 'while-down' })).status).toBe(200);
+    } finally {
+      await down.close();
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { RunSchema } from '@weft/contracts';
+import request from 'supertest';
+import { postAgent, splitFlow } from '../../testing/catalog-fixtures';
+import { expectSchema } from '../../testing/expect-schema';
+import { pollRun, startRunStack, type RunStack } from '../../testing/test-runs';
+
+// Agent runs executing end to end: gateway → BullMQ → workers → PostgreSQL.
+
+let stack: RunStack;
+let apiKey: string;
+
+beforeAll(async () => {
+  stack = await startRunStack();
+  ({ apiKey } = await stack.gw.createOrg('Runner', 100));
+});
+afterAll(() => stack.close());
+
+const post = (body: object) => request(stack.gw.app).post('/runs').set('X-Api-Key', apiKey).send(body);
+
+test('a 3-node text flow runs to completion with results per flow output', async () => {
+  const agent = await postAgent(stack.gw.app, apiKey, { flow: splitFlow() });
+  const created = await post({
+    agent_id: agent.id,
+    inputs: [{ id: 'text', value: 'alpha\n\nbeta\ngamma' }],
+    external_id: 'r-1',
+  });
+  expect(created.status).toBe(201);
+  const body = expectSchema(RunSchema, created.body);
+  expect(body).toMatchObject({
+    agent_id: agent.id,
+    external_id: 'r-1',
+    status: 'in_progress',
+    agent_version: 1,
+    awaiting_human_review: false,
+    pending_reviews: [],
+    inputs: [{ id: 'text', value: 'alpha\n\nbeta\ngamma' }],
+  });
+
+  const done = await pollRun(stack.gw, apiKey, `/runs/${body.id}`);
+  const run = expectSchema(RunSchema, done);
+  expect(run.status).toBe('completed');
+  expect(run.progress).toBe(1);
+  expect(run.current_node).toBeUndefined();
+  expect(run.cost).toBe(0);
+  expect(run.started_at).not.toBeNull();
+  expect(run.completed_at).not.toBeNull();
+  expect(run.results).toEqual([
+    { id: 'lines', type: 'data', value: ['alpha', 'beta', 'gamma'], description: 'All lines' },
+    { id: 'first', type: 'text', value: 'alpha', description: 'The first line' },
+  ]);
+});

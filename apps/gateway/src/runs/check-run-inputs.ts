@@ -1,0 +1,157 @@
+import type { RunInput } from '@weft/contracts';
+import type { Db } from '@weft/db';
+import type { ValidationIssue } from '@weft/errors';
+import type { InputSpec } from './input-specs';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface AssetRef {
+  id: string;
+  media: string;
+  loc: (string | number)[];
+}
+
+/**
+ * Every problem with the inputs of a run request (interface.md 2.8, 4.4):
+ * unknown or repeated ids, missing required inputs, values of the wrong shape
+ * (text: a string; assets: `{asset_ids: [uuid, ...]}`), values outside an
+ * input's `options` or selection bounds, and asset ids that do not exist, are
+ * not readable by the caller or are not of the input's media type.
+ * Agent runs report these as 422, app runs as 400. Nothing is written.
+ */
+export async function checkRunInputs(
+  db: Db,
+  orgId: string,
+  specs: InputSpec[],
+  given: RunInput[],
+): Promise<ValidationIssue[]> {
+  const issues: ValidationIssue[] = [];
+  const byId = new Map(specs.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  const assets: AssetRef[] = [];
+
+  given.forEach((input, i) => {
+    const loc = ['body', 'inputs', i];
+    const spec = byId.get(input.id);
+    if (!spec) {
+      issues.push({ loc: [...loc, 'id'], msg: `Unknown input '${input.id}'`, type: 'unknown_input', input: input.id });
+      return;
+    }
+    if (seen.has(input.id)) {
+      issues.push({
+        loc: [...loc, 'id'],
+        msg: `Input '${input.id}' is given twice`,
+        type: 'duplicate_input',
+        input: input.id,
+      });
+      return;
+    }
+    seen.add(input.id);
+    const values = selectedValues(spec, input.value);
+    if (!values) {
+      const shape =
+        spec.kind === 'text' ? 'a string' : spec.kind === 'brand' ? 'a string or an object' : '{asset_ids: [...]}';
+      issues.push({
+        loc: [...loc, 'value'],
+        msg: `Input '${input.id}' must be ${shape}`,
+        type: 'value_error',
+        input: input.value,
+      });
+      return;
+    }
+    if (spec.options && spec.options.length > 0) {
+      const outside = values.filter((v) => !spec.options!.includes(v));
+      if (outside.length > 0) {
+        issues.push({
+          loc: [...loc, 'value'],
+          msg: `Input '${input.id}' must be one of the options ${JSON.stringify(spec.options)}`,
+          type: 'enum',
+          input: input.value,
+          ctx: { expected: spec.options },
+        });
+      }
+    }
+    if (spec.min != null && values.length < spec.min) {
+      issues.push({
+        loc: [...loc, 'value'],
+        msg: `Input '${input.id}' needs at least ${spec.min} value(s)`,
+        type: 'too_short',
+        input: input.value,
+        ctx: { min_selections: spec.min },
+      });
+    }
+    if (spec.max != null && values.length > spec.max) {
+      issues.push({
+        loc: [...loc, 'value'],
+        msg: `Input '${input.id}' accepts at most ${spec.max} value(s)`,
+        type: 'too_long',
+        input: input.value,
+        ctx: { max_selections: spec.max },
+      });
+    }
+    if (spec.kind !== 'text' && spec.kind !== 'brand') {
+      values.forEach((id, j) => assets.push({ id, media: spec.kind, loc: [...loc, 'value', 'asset_ids', j] }));
+    }
+  });
+
+  for (const spec of specs) {
+    if (spec.required && !seen.has(spec.id)) {
+      issues.push({
+        loc: ['body', 'inputs'],
+        msg: `Input '${spec.id}' is required`,
+        type: 'missing',
+        ctx: { id: spec.id },
+      });
+    }
+  }
+  issues.push(...(await checkAssets(db, orgId, assets)));
+  return issues;
+}
+
+/** The values an input selects (one text, several labels, the asset ids); undefined when the shape is wrong. */
+function selectedValues(spec: InputSpec, value: unknown): string[] | undefined {
+  if (spec.kind === 'brand') return value !== null && value !== undefined ? [JSON.stringify(value)] : undefined;
+  if (spec.kind === 'text') {
+    if (typeof value === 'string') return [value];
+    // A fixed-set text input may carry several labels, as its selection bounds allow.
+    if (spec.options && Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const ids = (value as { asset_ids?: unknown }).asset_ids;
+  if (keys.length !== 1 || !Array.isArray(ids) || ids.length === 0) return undefined;
+  if (!ids.every((id) => typeof id === 'string' && UUID.test(id))) return undefined;
+  return (ids as string[]).map((id) => id.toLowerCase());
+}
+
+async function checkAssets(db: Db, orgId: string, refs: AssetRef[]): Promise<ValidationIssue[]> {
+  if (refs.length === 0) return [];
+  const { rows } = await db.pool.query<{ id: string; media_type: string }>(
+    `SELECT id, media_type FROM assets
+      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+    [[...new Set(refs.map((r) => r.id))], orgId],
+  );
+  const media = new Map(rows.map((r) => [r.id, r.media_type]));
+  const issues: ValidationIssue[] = [];
+  for (const ref of refs) {
+    const type = media.get(ref.id);
+    if (!type) {
+      issues.push({
+        loc: ref.loc,
+        msg: `Asset ${ref.id} not found or not accessible`,
+        type: 'asset_not_found',
+        input: ref.id,
+      });
+    } else if (type !== ref.media) {
+      issues.push({
+        loc: ref.loc,
+        msg: `Asset ${ref.id} is ${type === 'image' ? 'an' : 'a'} ${type}, not ${ref.media === 'image' ? 'an' : 'a'} ${ref.media}`,
+        type: 'media_type',
+        input: ref.id,
+        ctx: { expected: ref.media },
+      });
+    }
+  }
+  return issues;
+}

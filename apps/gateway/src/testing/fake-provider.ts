@@ -1,0 +1,83 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeProvider {
+  url(path: string): string;
+  /** Bodies received, by path. */
+  received: { path: string; body: unknown }[];
+  /** Requests to /slow whose connection the client closed before an answer (aborted by the caller). */
+  abortedSlow: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The stand-in for an AI provider, speaking HTTP on 127.0.0.1 (which the test
+ * workers allow-list): each path answers one way of extensions.md 5.
+ */
+export async function startFakeProvider(): Promise<FakeProvider> {
+  const state = { received: [] as { path: string; body: unknown }[], abortedSlow: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      let body: unknown = null;
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
+      } catch {
+        body = 'invalid json';
+      }
+      state.received.push({ path, body });
+      const json = (status: number, payload: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+      switch (path) {
+        case '/ok': {
+          const inputs = (body as { inputs?: Record<string, unknown> }).inputs ?? {};
+          return json(200, { type: 'text', value: `echo:${JSON.stringify(inputs)}` });
+        }
+        case '/delay': {
+          // Answers after ?ms= milliseconds: a node that takes a while, for kill and shutdown tests.
+          const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? 500);
+          const timer = setTimeout(() => json(200, { type: 'text', value: 'late' }), ms);
+          res.on('close', () => clearTimeout(timer));
+          return;
+        }
+        case '/unauthorized':
+          return json(401, { error: 'bad key' });
+        case '/content-policy':
+          return json(422, { error: 'content_policy' });
+        case '/bad-request':
+          return json(400, { error: 'nope' });
+        case '/server-error':
+          return json(503, { error: 'down' });
+        case '/not-json':
+          return res.writeHead(200).end('hello');
+        case '/redirect-to-metadata':
+          return res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+        case '/slow':
+          // Never answers: the caller's timeout or cancel must end it.
+          res.on('close', () => {
+            if (!res.writableEnded) state.abortedSlow++;
+          });
+          return;
+        default:
+          return json(404, { error: 'unknown path' });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    get received() {
+      return state.received;
+    },
+    get abortedSlow() {
+      return state.abortedSlow;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Db } from '@weft/db';
+import type { FfmpegTools } from '@weft/media';
+import { UnprocessableMediaError } from '@weft/media';
+import {
+  ASSET_JOBS,
+  ASSET_QUEUE,
+  createWorkerConnection,
+  PROCESS_ASSET_JOB_OPTIONS,
+  ProcessAssetJob,
+  processAssetJobId,
+} from '@weft/queue';
+import { createUrlSigner, type Storage } from '@weft/storage';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { processAsset } from './process-asset';
+import { findUnprocessedAssets } from './sweep-assets';
+
+export interface AssetWorkerOptions {
+  db: Db;
+  storage: Storage;
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  concurrency: number;
+  maxPixels: number;
+  maxImageBytes: number;
+  ffmpeg: FfmpegTools;
+  /** How often the sweeper runs, and how old a still-pending asset must be for it to act. */
+  sweepIntervalMs: number;
+  sweepStaleMs: number;
+}
+
+export interface AssetWorker {
+  /** Stops taking jobs and waits for those in flight. */
+  close(): Promise<void>;
+}
+
+/** The BullMQ worker of the `assets` queue: processing jobs plus the repeatable sweep. */
+export async function startAssetWorker(options: AssetWorkerOptions): Promise<AssetWorker> {
+  const { db, storage, logger } = options;
+  const connection = createWorkerConnection(options.redisUrl);
+  connection.on('error', (err) => logger.warn({ err: err.message }, 'asset worker redis error'));
+  const queue = new Queue(ASSET_QUEUE, { connection, prefix: options.redisPrefix });
+  // ffmpeg fetches by presigned URL; fifteen minutes outlasts any probe.
+  const urls = createUrlSigner(storage, { ttlSeconds: 900 });
+  const deps = {
+    db,
+    storage,
+    urls,
+    ffmpeg: options.ffmpeg,
+    maxPixels: options.maxPixels,
+    maxImageBytes: options.maxImageBytes,
+  };
+
+  async function sweep(): Promise<number> {
+    const ids = await findUnprocessedAssets(db, options.sweepStaleMs);
+    if (ids.length === 0) return 0;
+    await queue.addBulk(
+      ids.map((assetId) => ({
+        name: ASSET_JOBS.process,
+        data: { assetId },
+        opts: { ...PROCESS_ASSET_JOB_OPTIONS, jobId: processAssetJobId({ assetId }) },
+      })),
+    );
+    logger.info({ count: ids.length }, 'asset sweeper enqueued pending assets');
+    return ids.length;
+  }
+
+  async function handle(job: Job): Promise<unknown> {
+    if (job.name === ASSET_JOBS.sweep) return sweep();
+    const { assetId } = ProcessAssetJob.parse(job.data);
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    try {
+      await processAsset(deps, assetId, { final });
+    } catch (err) {
+      logger.warn({ err: (err as Error).message, assetId, attempt: job.attemptsMade + 1 }, 'asset processing failed');
+      // Content that cannot be processed fails the same way every time: no retries.
+      if (err instanceof UnprocessableMediaError) throw new UnrecoverableError(err.message);
+      throw err;
+    }
+    return undefined;
+  }
+
+  const worker = new Worker(ASSET_QUEUE, handle, {
+    connection,
+    prefix: options.redisPrefix,
+    concurrency: options.concurrency,
+  });
+  worker.on('error', (err) => logger.warn({ err: err.message }, 'asset worker error'));
+  await queue.upsertJobScheduler(
+    ASSET_JOBS.sweep,
+    { every: options.sweepIntervalMs },
+    { name: ASSET_JOBS.sweep, opts: { removeOnComplete: true, removeOnFail: true } },
+  );
+
+  return {
+    async close() {
+      await worker.close();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}

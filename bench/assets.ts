@@ -1,0 +1,342 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { applyMigrations } from '@weft/db/src/migrations';
+import {
+  ensureBucket,
+  ensureDatabase,
+  ensurePostgres,
+  ensureRedis,
+  withDatabaseName,
+  type S3Settings,
+} from '@weft/devstack';
+import { createStorage, openObject, uploadStream, type Storage } from '@weft/storage';
+
+// `npm run bench:assets`: uploads and downloads through the real gateway
+// beside a ceiling measured in the same run: the same bytes written straight
+// to the same S3 endpoint with @aws-sdk/lib-storage (and read back with
+// GetObject). Also the gateway's peak resident memory during a 1 GiB upload,
+// which must stay flat because the file is streamed, never buffered.
+// Figures swing between runs; the ratios are what matter.
+
+const ROOT = path.resolve(__dirname, '..');
+const MiB = 1024 * 1024;
+const SMALL_COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 200);
+const SMALL_BYTES = MiB;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const LARGE_BYTES = Number(process.env.BENCH_LARGE_MIB ?? 1024) * MiB;
+const TARGET_RATIO = 0.8;
+const TARGET_RSS_GROWTH = 64 * MiB;
+
+// An MP4 `ftyp` box, so the gateway's content detection accepts the file; then noise.
+const MP4_HEADER = Buffer.from('000000186674797069736f6d0000020069736f6d6d703431', 'hex');
+const NOISE = randomBytes(MiB);
+
+/** The file's bytes as a stream: the header, then noise up to `total`. */
+async function* fileBytes(total: number): AsyncGenerator<Buffer> {
+  yield MP4_HEADER;
+  for (let sent = MP4_HEADER.length; sent < total; sent += NOISE.length) {
+    yield NOISE.subarray(0, Math.min(NOISE.length, total - sent));
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ipc ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function startS3(dataDir: string): Promise<{ settings: S3Settings; child?: ChildProcess }> {
+  if (process.env.S3_ENDPOINT) {
+    return {
+      settings: {
+        endpoint: process.env.S3_ENDPOINT,
+        region: process.env.S3_REGION ?? 'us-east-1',
+        accessKeyId: process.env.S3_ACCESS_KEY_ID ?? 'S3RVER',
+        secretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? 'S3RVER',
+        forcePathStyle: true,
+      },
+    };
+  }
+  const child = startTs('bench/s3-server.ts', { S3_DATA_DIR: dataDir, S3_PORT: String(await freePort()) }, true);
+  const settings = await new Promise<S3Settings>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as S3Settings));
+    child.once('exit', (code) => reject(new Error(`s3 server exited (${code})`)));
+  });
+  return { settings, child };
+}
+
+async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs `count` tasks, `concurrency` at a time. */
+async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/** POST /assets/upload with a streamed multipart body; resolves with the asset id. */
+function gatewayUpload(base: string, apiKey: string, total: number): Promise<string> {
+  const boundary = `----weftbench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body() {
+    yield head;
+    yield* fileBytes(total);
+    yield tail;
+  }
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/assets/upload`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': apiKey,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + total + tail.length),
+      },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        if (res.statusCode !== 200) reject(new Error(`upload: ${res.statusCode} ${text}`));
+        else resolve((JSON.parse(text) as { id: string }).id);
+      });
+    });
+    req.on('error', reject);
+    Readable.from(body()).pipe(req);
+  });
+}
+
+function gatewayDownload(base: string, apiKey: string, id: string, expected: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}/assets/${id}/download`, { headers: { 'x-api-key': apiKey } }, (res) => {
+        let size = 0;
+        res.on('data', (c: Buffer) => (size += c.length));
+        res.on('end', () =>
+          res.statusCode === 200 && size === expected
+            ? resolve()
+            : reject(new Error(`download: ${res.statusCode}, ${size} of ${expected} bytes`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+async function s3Download(storage: Storage, key: string, expected: number): Promise<void> {
+  const { body } = await openObject(storage, key);
+  let size = 0;
+  for await (const c of body) size += (c as Buffer).length;
+  if (size !== expected) throw new Error(`GetObject: ${size} of ${expected} bytes`);
+}
+
+/** Resident memory of a process (Linux /proc), in bytes. */
+function rss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
+}
+
+interface Figure {
+  name: string;
+  bytes: number;
+  seconds: number;
+}
+
+async function timed(name: string, bytes: number, work: () => Promise<void>): Promise<Figure> {
+  const started = process.hrtime.bigint();
+  await work();
+  return { name, bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+const mbps = (f: Figure) => f.bytes / 1e6 / f.seconds;
+
+async function main() {
+  const dataDir = path.join(ROOT, '.weft', 'bench-assets');
+  const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
+  const redis = await ensureRedis({ url: process.env.REDIS_URL, dataDir: path.join(dataDir, 'redis') });
+  const s3 = await startS3(path.join(dataDir, 's3'));
+  const databaseUrl = withDatabaseName(pg.url, `weft_bench_assets_${Date.now()}`);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  const bucket = `weft-bench-assets-${Date.now()}`;
+  await ensureBucket(s3.settings, bucket);
+  const storage = createStorage({ ...s3.settings, bucket });
+
+  const adminToken = randomBytes(24).toString('hex');
+  const port = await freePort();
+  const gateway = startTs('apps/gateway/src/main.ts', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `bench-assets-${Date.now()}`,
+    S3_ENDPOINT: s3.settings.endpoint,
+    S3_BUCKET: bucket,
+    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+    ADMIN_TOKEN: adminToken,
+    ASSET_MAX_UPLOAD_BYTES: String(2 * LARGE_BYTES),
+    RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+    RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  });
+  const stopAll = async () => {
+    gateway.kill('SIGTERM');
+    storage.close();
+    s3.child?.kill('SIGTERM');
+    await Promise.all([pg.stop(), redis.stop()]);
+    if (s3.child) rmSync(path.join(dataDir, 's3'), { recursive: true, force: true });
+  };
+
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/readyz`);
+    const orgRes = await fetch(`${base}/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    });
+    const apiKey = ((await orgRes.json()) as { api_key: string }).api_key;
+    // Warm-up: the first requests pay for JIT, TLS-less sockets and connection pools.
+    await inParallel(8, 4, async () => void (await gatewayUpload(base, apiKey, SMALL_BYTES)));
+
+    const smallTotal = SMALL_COUNT * SMALL_BYTES;
+    const figures: Figure[] = [];
+    const ceilingKeys: string[] = [];
+    const gatewayIds: string[] = [];
+    figures.push(
+      await timed(`upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`, smallTotal, () =>
+        inParallel(SMALL_COUNT, CONCURRENCY, async (i) => {
+          const key = `ceiling/small-${i}`;
+          await uploadStream(storage, {
+            key,
+            body: Readable.from(fileBytes(SMALL_BYTES)),
+            contentType: 'video/mp4',
+            maxBytes: SMALL_BYTES,
+          });
+          ceilingKeys.push(key);
+        }),
+      ),
+    );
+    figures.push(
+      await timed(`upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`, smallTotal, () =>
+        inParallel(SMALL_COUNT, CONCURRENCY, async () => {
+          gatewayIds.push(await gatewayUpload(base, apiKey, SMALL_BYTES));
+        }),
+      ),
+    );
+    figures.push(
+      await timed(`upload 1 file of ${LARGE_BYTES / MiB} MiB: ceiling`, LARGE_BYTES, () =>
+        uploadStream(storage, {
+          key: 'ceiling/large',
+          body: Readable.from(fileBytes(LARGE_BYTES)),
+          contentType: 'video/mp4',
+          maxBytes: LARGE_BYTES,
+        }),
+      ),
+    );
+    const rssBefore = rss(gateway.pid!);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rss(gateway.pid!))), 50);
+    let largeId = '';
+    try {
+      figures.push(
+        await timed(`upload 1 file of ${LARGE_BYTES / MiB} MiB: gateway`, LARGE_BYTES, async () => {
+          largeId = await gatewayUpload(base, apiKey, LARGE_BYTES);
+        }),
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    figures.push(
+      await timed(`download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`, smallTotal, () =>
+        inParallel(SMALL_COUNT, CONCURRENCY, (i) => s3Download(storage, ceilingKeys[i]!, SMALL_BYTES)),
+      ),
+    );
+    figures.push(
+      await timed(`download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`, smallTotal, () =>
+        inParallel(SMALL_COUNT, CONCURRENCY, (i) => gatewayDownload(base, apiKey, gatewayIds[i]!, SMALL_BYTES)),
+      ),
+    );
+    figures.push(
+      await timed(`download 1 file of ${LARGE_BYTES / MiB} MiB: ceiling`, LARGE_BYTES, () =>
+        s3Download(storage, 'ceiling/large', LARGE_BYTES),
+      ),
+    );
+    figures.push(
+      await timed(`download 1 file of ${LARGE_BYTES / MiB} MiB: gateway`, LARGE_BYTES, () =>
+        gatewayDownload(base, apiKey, largeId, LARGE_BYTES),
+      ),
+    );
+
+    console.log(`\nbench:assets — same machine, S3 at ${s3.settings.endpoint}\n`);
+    console.log('| measurement | MB/s | seconds | ratio to ceiling |');
+    console.log('|---|---:|---:|---:|');
+    const ratios: number[] = [];
+    for (let i = 0; i < figures.length; i += 2) {
+      const ceiling = figures[i]!;
+      const through = figures[i + 1]!;
+      const ratio = mbps(through) / mbps(ceiling);
+      ratios.push(ratio);
+      console.log(`| ${ceiling.name} | ${mbps(ceiling).toFixed(1)} | ${ceiling.seconds.toFixed(2)} | 1.00 |`);
+      console.log(
+        `| ${through.name} | ${mbps(through).toFixed(1)} | ${through.seconds.toFixed(2)} | ${ratio.toFixed(2)} |`,
+      );
+    }
+    const growth = rssPeak - rssBefore;
+    console.log(
+      `\nGateway resident memory during the ${LARGE_BYTES / MiB} MiB upload: ${(rssBefore / MiB).toFixed(0)} MiB before, ` +
+        `peak ${(rssPeak / MiB).toFixed(0)} MiB, growth ${(growth / MiB).toFixed(1)} MiB`,
+    );
+    const ok = ratios.every((r) => r >= TARGET_RATIO) && growth <= TARGET_RSS_GROWTH;
+    console.log(
+      `\nTargets: every ratio ≥ ${TARGET_RATIO} and RSS growth ≤ ${TARGET_RSS_GROWTH / MiB} MiB → ` +
+        `${ok ? 'MET' : 'NOT MET'} (lowest ratio ${Math.min(...ratios).toFixed(2)})`,
+    );
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    await stopAll();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+import autocannon from 'autocannon';
+import { cpuMicros } from './proc';
+
+// autocannon against one server process, with the CPU time that process
+// spent per request (steadier than req/s on a busy machine).
+
+export interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time the serving process spent per request. */
+  cpuUsPerRequest: number;
+  errors: number;
+}
+
+export interface MeasureOptions {
+  connections: number;
+  durationS: number;
+  headers?: Record<string, string>;
+  /** Requests per second over all connections; unset: as fast as answered. */
+  overallRate?: number;
+  /** Per-request rewrite (e.g. a different path each time). */
+  setupRequest?: (req: autocannon.Request) => autocannon.Request;
+  /** A 2 s warm-up first lets V8 optimise the hot path; default true. */
+  warmUp?: boolean;
+}
+
+export async function measure(name: string, serverPid: number, url: string, o: MeasureOptions): Promise<Figures> {
+  const base: autocannon.Options = {
+    url,
+    connections: o.connections,
+    headers: o.headers ?? {},
+    ...(o.overallRate ? { overallRate: o.overallRate } : {}),
+    ...(o.setupRequest ? { requests: [{ setupRequest: o.setupRequest }] } : {}),
+  };
+  if (o.warmUp !== false) await autocannon({ ...base, duration: 2 });
+  const cpuBefore = cpuMicros(serverPid);
+  const r = await autocannon({ ...base, duration: o.durationS });
+  const cpu = cpuMicros(serverPid) - cpuBefore;
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuUsPerRequest: cpu / Math.max(1, r.requests.total),
+    errors: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+export function figuresTable(rows: Figures[], ceilingRps: number): string {
+  const lines = [
+    '| endpoint | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const f of rows) {
+    lines.push(
+      `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${(f.rps / ceilingRps).toFixed(2)} | ${f.cpuUsPerRequest.toFixed(0)} | ${f.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { applyMigrations } from '@weft/db/src/migrations';
+import { ensureBucket, ensureDatabase, ensurePostgres, ensureRedis, ensureS3, withDatabaseName } from '@weft/devstack';
+import { ROOT, postJson } from './proc';
+
+// The services a benchmark runs against: PostgreSQL, Redis and S3 found or
+// started by @weft/devstack (data under .weft/bench), a fresh database with
+// the migrations applied, a fresh bucket and Redis prefix, and the
+// environment the gateway and worker processes need to use them.
+
+export interface BenchStack {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  adminToken: string;
+  /** DATABASE_URL, REDIS_URL, REDIS_PREFIX, S3_*, ADMIN_TOKEN for a gateway or worker process. */
+  serviceEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(): Promise<BenchStack> {
+  const dataDir = path.join(ROOT, '.weft', 'bench');
+  const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
+  const redis = await ensureRedis({ url: process.env.REDIS_URL, dataDir: path.join(dataDir, 'redis') });
+  const s3 = await ensureS3({ endpoint: process.env.S3_ENDPOINT, dataDir: path.join(dataDir, 's3') });
+  const stamp = Date.now();
+  const databaseUrl = withDatabaseName(pg.url, `weft_bench_${stamp}`);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  const bucket = `weft-bench-${stamp}`;
+  await ensureBucket(s3.settings, bucket);
+  const adminToken = randomBytes(24).toString('hex');
+  const redisPrefix = `bench-${stamp}`;
+  return {
+    databaseUrl,
+    redisUrl: redis.url,
+    redisPrefix,
+    adminToken,
+    serviceEnv: {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redisPrefix,
+      S3_ENDPOINT: s3.settings.endpoint,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+      ADMIN_TOKEN: adminToken,
+    },
+    async stop() {
+      await Promise.all([pg.stop(), redis.stop(), s3.stop()]);
+    },
+  };
+}
+
+/** An organization with `credits`, created through the admin API; answers its API key header. */
+export async function createOrg(base: string, adminToken: string, credits: number): Promise<Record<string, string>> {
+  const org = await postJson(
+    `${base}/admin/organizations`,
+    { authorization: `Bearer ${adminToken}` },
+    { name: 'bench', credits },
+  );
+  return { 'x-api-key': org.api_key as string };
+}
+
+/** The three-node text flow the benchmarks run: text_input → prompt_concatenate → text_split. */
+export const TEXT_FLOW = {
+  nodes: [
+    { id: 'topic', type: 'text_input', description: 'Topic' },
+    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic'] } },
+    { id: 'split', type: 'text_split', inputs: { text: 'join' } },
+  ],
+  outputs: [{ id: 'split', type: 'text', description: 'Lines' }],
+};
+
+export async function createTextAgent(base: string, auth: Record<string, string>, name: string): Promise<string> {
+  const agent = await postJson(`${base}/agents`, auth, {
+    name,
+    description: 'Three text nodes',
+    tags: ['bench'],
+    estimated_cost: 1,
+    flow: TEXT_FLOW,
+  });
+  return agent.id as string;
+}

@@ -1,0 +1,131 @@
+import type { ChildProcess } from 'node:child_process';
+import { figuresTable, measure } from './lib/measure';
+import { freePort, loadAverage, postJson, sleep, startTs, stopChild, waitFor } from './lib/proc';
+import { createOrg, createTextAgent, startBenchStack } from './lib/stack';
+
+// `npm run bench:poll`: GET /runs/{id} through the real gateway while runs
+// execute (a worker process runs them; this script keeps creating runs at a
+// modest rate in the background), beside the ceiling of bench:gateway (a bare
+// Express route doing one Redis and one PostgreSQL round trip), measured in
+// the same run under the same background load. Then the same read at a fixed
+// 1,000 req/s. Exits 0 whether targets are met or not.
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const BACKGROUND_RUNS_PER_S = Number(process.env.BENCH_BACKGROUND_RUNS_PER_S ?? 50);
+const FIXED_RATE = 1000;
+const TARGET_RATIO = 0.75;
+const TARGET_P99_MS = 10;
+
+async function main() {
+  const stack = await startBenchStack();
+  const gatewayPort = await freePort();
+  const ceilingPort = await freePort();
+  const children: ChildProcess[] = [];
+  let creating = true;
+  let background: Promise<void> = Promise.resolve();
+
+  try {
+    const gateway = startTs('apps/gateway/src/main.ts', {
+      ...stack.serviceEnv,
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+      // The benchmark measures throughput, not the limiter's refusals.
+      RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+      RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    });
+    const worker = startTs('apps/worker/src/main.ts', {
+      ...stack.serviceEnv,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    });
+    const ceilingServer = startTs('bench/ceiling-server.ts', {
+      PORT: String(ceilingPort),
+      DATABASE_URL: stack.databaseUrl,
+      REDIS_URL: stack.redisUrl,
+    });
+    children.push(gateway, worker, ceilingServer);
+    const base = `http://127.0.0.1:${gatewayPort}`;
+    await waitFor(`${base}/readyz`);
+    const auth = await createOrg(base, stack.adminToken, 10_000_000);
+    const agentId = await createTextAgent(base, auth, 'Bench poll');
+    await waitFor(`http://127.0.0.1:${ceilingPort}/agents/${agentId}`);
+
+    // Runs created in the background for the whole measurement; the polled ids
+    // are the most recent ones, so most reads find a run in progress or just ended.
+    const runIds: string[] = [];
+    let created = 0;
+    const create = async () => {
+      const run = await postJson(`${base}/runs`, auth, {
+        agent_id: agentId,
+        inputs: [{ id: 'topic', value: 'first line\nsecond line' }],
+      });
+      runIds.push(run.id as string);
+      created++;
+    };
+    for (let i = 0; i < 20; i++) await create();
+    background = (async () => {
+      const interval = 1000 / BACKGROUND_RUNS_PER_S;
+      let next = performance.now();
+      while (creating) {
+        void create().catch((err: unknown) => console.error('background create failed:', (err as Error).message));
+        next += interval;
+        await sleep(Math.max(0, next - performance.now()));
+      }
+    })();
+    await sleep(1000);
+
+    let n = 0;
+    const recent = (req: { path?: string }) => {
+      req.path = `/runs/${runIds[runIds.length - 1 - (n++ % Math.min(200, runIds.length))]}`;
+      return req as never;
+    };
+    const opts = { connections: CONNECTIONS, durationS: DURATION_S };
+    const ceiling = await measure(
+      'ceiling: Express + Redis GET + pg SELECT',
+      ceilingServer.pid!,
+      `http://127.0.0.1:${ceilingPort}/agents/${agentId}`,
+      opts,
+    );
+    const poll = await measure('GET /runs/{id} (X-Api-Key)', gateway.pid!, `${base}/runs/${runIds[0]}`, {
+      ...opts,
+      headers: auth,
+      setupRequest: recent,
+    });
+    const fixed = await measure(
+      `GET /runs/{id} at a fixed ${FIXED_RATE} req/s`,
+      gateway.pid!,
+      `${base}/runs/${runIds[0]}`,
+      { ...opts, headers: auth, setupRequest: recent, overallRate: FIXED_RATE, warmUp: false },
+    );
+    creating = false;
+    await background;
+
+    console.log(
+      `\nbench:poll — ${CONNECTIONS} connections, ${DURATION_S} s each, same machine, ` +
+        `${BACKGROUND_RUNS_PER_S} runs/s created in the background (${created} in all); load average ${loadAverage()}\n`,
+    );
+    console.log(figuresTable([ceiling, poll, fixed], ceiling.rps));
+    const ratio = poll.rps / ceiling.rps;
+    const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
+    console.log(
+      `\nTarget GET /runs/{id} at ${CONNECTIONS} connections: ≥ ${TARGET_RATIO}× ceiling → ${ratio.toFixed(2)}×, ` +
+        `${poll.errors} errors: ${verdict(ratio >= TARGET_RATIO && poll.errors === 0)}`,
+    );
+    console.log(
+      `Target GET /runs/{id} at a fixed ${FIXED_RATE} req/s: p99 ≤ ${TARGET_P99_MS} ms → p99 ${fixed.p99} ms ` +
+        `(${fixed.rps.toFixed(0)} req/s achieved): ${verdict(fixed.p99 <= TARGET_P99_MS && fixed.errors === 0)}`,
+    );
+    console.log('(exit code 0 whether or not targets are met: figures swing with the machine’s load)');
+  } finally {
+    creating = false;
+    await background;
+    await Promise.all(children.map((c) => stopChild(c)));
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+import { AppRunOnly, RunCommon, RunSummaryCommon } from './run-fields';
+import { cursorPage, ExternalId, PaginationQuery } from './common';
+import { DataTypeSchema, FlowRunStatusSchema, ReviewDecisionSchema } from './enums';
+import { z } from './zod';
+
+// Runs of agents and apps: interface.md 2.8–2.11, 4.2 and 4.4.
+
+/** interface.md 2.8: plain text for text inputs, `{asset_ids: [...]}` for asset inputs. */
+export const RunInputSchema = z
+  .object({
+    id: z.string().min(1),
+    value: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+  })
+  .openapi('RunInput');
+
+/** interface.md 2.9. */
+export const RunResultSchema = z
+  .object({
+    id: z.string(),
+    type: DataTypeSchema,
+    value: z
+      .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+      .nullable()
+      .optional(),
+    description: z.string().nullable().optional(),
+  })
+  .openapi('RunResult');
+
+export const ProposedOutputSchema = z
+  .union([z.object({ prompts: z.array(z.string()) }).strict(), z.object({ asset_ids: z.array(z.uuid()) }).strict()])
+  .openapi('ReviewOutput', {
+    description: '`{prompts: [...]}` for text reviews, `{asset_ids: [...]}` for image, video or audio reviews.',
+  });
+
+export const PendingReviewSchema = z
+  .object({
+    id: z.uuid(),
+    node_id: z.string().openapi({ description: 'The human_review node the review belongs to.' }),
+    proposed_output: ProposedOutputSchema,
+  })
+  .openapi('PendingReview');
+
+/** interface.md 2.10: the full app run. */
+export const AppRunSchema = z
+  .object({
+    ...AppRunOnly,
+    ...RunCommon(RunInputSchema, RunResultSchema),
+    // Extension (additive): an app over an agent with a review step parks like the agent run does,
+    // and its reviews are decided through POST /runs/{run_id}/reviews/{review_id}.
+    awaiting_human_review: z.boolean().default(false),
+    pending_reviews: z.array(PendingReviewSchema).default([]),
+  })
+  .openapi('AppRun');
+
+/** interface.md 2.11: the full agent run, pinned to a version (extensions.md 7). */
+export const RunSchema = z
+  .object({
+    id: z.uuid(),
+    agent_id: z.uuid(),
+    ...RunCommon(RunInputSchema, RunResultSchema),
+    awaiting_human_review: z.boolean().default(false),
+    pending_reviews: z.array(PendingReviewSchema).default([]),
+    agent_version: z.number().int().openapi({ description: 'The agent version the run is pinned to.' }),
+  })
+  .openapi('Run');
+
+export const RunSummarySchema = z
+  .object({
+    id: z.uuid(),
+    agent_id: z.uuid(),
+    ...RunSummaryCommon,
+    awaiting_human_review: z.boolean().default(false),
+  })
+  .openapi('RunSummary');
+
+export const AppRunSummarySchema = z
+  .object({ id: z.uuid(), app_id: z.uuid(), ...RunSummaryCommon })
+  .openapi('AppRunSummary');
+
+export const RunPageSchema = cursorPage(RunSummarySchema, 'CursorPage_RunSummary');
+export const AppRunPageSchema = cursorPage(AppRunSummarySchema, 'CursorPage_AppRunSummary');
+
+export const ListRunsQuery = PaginationQuery.extend({
+  status: FlowRunStatusSchema.optional(),
+  external_id: ExternalId.optional(),
+});
+
+export const CreateRunBody = z
+  .object({
+    agent_id: z.uuid(),
+    inputs: z.array(RunInputSchema).default([]),
+    external_id: ExternalId.optional(),
+  })
+  .openapi('CreateRun');
+
+export const CreateAppRunBody = z
+  .object({
+    app_id: z.uuid(),
+    inputs: z.array(RunInputSchema).default([]),
+    external_id: ExternalId.optional(),
+  })
+  .openapi('CreateAppRun');
+
+/** interface.md 4.2: the review body. `output` is checked against the proposal by the use case. */
+export const ReviewDecisionBody = z
+  .object({
+    decision: ReviewDecisionSchema,
+    output: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('ReviewDecision');
+
+export type RunInput = z.infer<typeof RunInputSchema>;
+export type RunResult = z.infer<typeof RunResultSchema>;
+export type ProposedOutput = z.infer<typeof ProposedOutputSchema>;
+export type PendingReview = z.infer<typeof PendingReviewSchema>;
+export type Run = z.infer<typeof RunSchema>;
+export type AppRun = z.infer<typeof AppRunSchema>;
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+export type AppRunSummary = z.infer<typeof AppRunSummarySchema>;

@@ -1,0 +1,29 @@
+import { ConflictError, NotFoundError } from '@weft/errors';
+import type { EngineCore } from './engine-core';
+import { uuidv7 } from './ids';
+import { endRun, loadNodes, lockRun } from './run-rows';
+import { withTransaction } from './tx';
+
+/**
+ * DELETE /runs/{id} and /app-runs/{id}: ends an in-progress run as
+ * `canceled` (running, queued or waiting for review alike). Under the run
+ * lock, so it cannot interleave with a node completing: exactly one of the
+ * two reaches a terminal state. Afterwards queued jobs are removed and the
+ * workers executing its nodes abort them; credits not consumed are released.
+ * 409 when the run has already ended, 404 when it is not the caller's.
+ */
+export async function cancelRun(core: EngineCore, orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void> {
+  const inFlight = await withTransaction(core.db.pool, async (client) => {
+    const run = await lockRun(client, runId, orgId);
+    if (!run || run.kind !== kind) throw new NotFoundError('Run');
+    if (run.status !== 'in_progress') throw new ConflictError(`Run has already ended (${run.status})`);
+    const nodes = await loadNodes(client, run.id);
+    await endRun(client, run, nodes, { status: 'canceled', reason: 'canceled', error: null }, uuidv7);
+    return nodes.filter((n) => n.status === 'running');
+  });
+  await core.cancelBus.announce(runId);
+  await core.dispatcher.drop(
+    runId,
+    inFlight.map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type })),
+  );
+}

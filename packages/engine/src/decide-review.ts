@@ -1,0 +1,123 @@
+import type { ProposedOutput } from '@weft/contracts';
+import { ConflictError, NotFoundError } from '@weft/errors';
+import { advance, type Dispatch } from './advance';
+import type { EngineCore } from './engine-core';
+import { approvedOutput } from './review-output';
+import { loadNodes, lockRun, type RunRow } from './run-rows';
+import { withTransaction } from './tx';
+import type { PoolClient } from 'pg';
+
+export interface ReviewDecisionInput {
+  decision: 'approve' | 'retry';
+  output?: Record<string, unknown> | undefined;
+}
+
+interface ReviewRow {
+  node_id: string;
+  status: 'pending' | 'approved' | 'retried' | 'canceled';
+  proposed_output: ProposedOutput;
+}
+
+/**
+ * POST /runs/{run_id}/reviews/{review_id}. Under the run lock the review
+ * moves pending → approved | retried with a conditional update, so of two
+ * concurrent decisions exactly one wins and the other gets 409.
+ * - approve: the review node completes with exactly the reviewer's output and
+ *   the run continues downstream;
+ * - retry: the node(s) upstream of the review run again (next attempt) and the
+ *   review node waits for them, then proposes anew.
+ * 404: run or review unknown to the caller; 409: the review is not pending.
+ */
+export async function decideReview(
+  core: EngineCore,
+  orgId: string,
+  runId: string,
+  reviewId: string,
+  input: ReviewDecisionInput,
+): Promise<void> {
+  const dispatch = await withTransaction(core.db.pool, async (client) => {
+    const run = await lockRun(client, runId, orgId);
+    if (!run) throw new NotFoundError('Run');
+    const { rows } = await client.query<ReviewRow>(
+      'SELECT node_id, status, proposed_output FROM reviews WHERE id = $1 AND run_id = $2',
+      [reviewId, runId],
+    );
+    const review = rows[0];
+    if (!review) throw new NotFoundError('Review');
+    if (review.status !== 'pending' || run.status !== 'in_progress') {
+      throw new ConflictError(`Review is not pending (${review.status === 'pending' ? run.status : review.status})`);
+    }
+    return input.decision === 'approve'
+      ? approve(core, client, run, reviewId, review, input.output)
+      : retry(core, client, run, reviewId, review);
+  });
+  await core.dispatcher.dispatch(runId, dispatch);
+}
+
+async function approve(
+  core: EngineCore,
+  client: PoolClient,
+  run: RunRow,
+  reviewId: string,
+  review: ReviewRow,
+  output: Record<string, unknown> | undefined,
+): Promise<Dispatch[]> {
+  const nodes = await loadNodes(client, run.id);
+  const node = nodes.find((n) => n.node_id === review.node_id && n.status === 'waiting_review');
+  if (!node?.output) throw new ConflictError('Review is not pending');
+  const value = await approvedOutput(client, run.organization_id, review.proposed_output, node.output, output);
+  await client.query(
+    `UPDATE reviews SET status = 'approved', output = $2, decided_at = now() WHERE id = $1 AND status = 'pending'`,
+    [reviewId, JSON.stringify(output)],
+  );
+  await client.query(
+    `UPDATE node_executions SET status = 'completed', output = $3, completed_at = now()
+      WHERE run_id = $1 AND node_id = $2 AND status = 'waiting_review'`,
+    [run.id, review.node_id, JSON.stringify(value)],
+  );
+  node.status = 'completed';
+  node.output = value;
+  return advanceRun(core, client, run, nodes);
+}
+
+async function retry(
+  core: EngineCore,
+  client: PoolClient,
+  run: RunRow,
+  reviewId: string,
+  review: ReviewRow,
+): Promise<Dispatch[]> {
+  const version = await core.versions.version(run.agent_version_id);
+  const upstream = version.graph.upstreamOf(review.node_id);
+  await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
+    reviewId,
+  ]);
+  // The review node waits for its upstream again; both move to their next attempt.
+  await client.query(
+    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL, completed_at = NULL
+      WHERE run_id = $1 AND node_id = $2`,
+    [run.id, review.node_id],
+  );
+  await client.query(
+    `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,
+            started_at = now(), completed_at = NULL
+      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
+    [run.id, upstream],
+  );
+  const nodes = await loadNodes(client, run.id);
+  const rerun = nodes
+    .filter((n) => upstream.includes(n.node_id))
+    .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
+  return [...rerun, ...(await advanceRun(core, client, run, nodes))];
+}
+
+async function advanceRun(
+  core: EngineCore,
+  client: PoolClient,
+  run: RunRow,
+  nodes: Awaited<ReturnType<typeof loadNodes>>,
+) {
+  const version = await core.versions.version(run.agent_version_id);
+  const spec = await core.versions.resultSpec(run.agent_version_id, run.app_id);
+  return advance(client, run, nodes, version, spec, null);
+}

@@ -1,0 +1,39 @@
+import type { NodeFailure } from '@weft/nodes';
+import type { ExecuteNodeJob } from '@weft/queue';
+import type { EngineCore } from './engine-core';
+import { uuidv7 } from './ids';
+import { endRun, loadNodes, lockRun, type NodeRow } from './run-rows';
+import { Rollback, withTransaction } from './tx';
+
+/**
+ * A node failed: the node is marked failed (if this attempt still holds it),
+ * the run ends `failed` with the failure's reason and safe message, open
+ * work is canceled and credits settled. Other nodes of the run still
+ * executing on any worker are told to abort.
+ */
+export async function failNode(core: EngineCore, job: ExecuteNodeJob, failure: NodeFailure): Promise<void> {
+  const ended = await withTransaction(core.db.pool, async (client) => {
+    const run = await lockRun(client, job.runId);
+    if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
+    const updated = await client.query({
+      name: 'engine_fail_node_v1',
+      text: `UPDATE node_executions SET status = 'failed', error = $4, completed_at = now()
+              WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $3`,
+      values: [job.runId, job.nodeId, job.attempt, failure.message],
+    });
+    if (updated.rowCount === 0) throw new Rollback('node already settled');
+    const nodes: NodeRow[] = await loadNodes(client, run.id);
+    await endRun(client, run, nodes, { status: 'failed', reason: failure.reason, error: failure.message }, uuidv7);
+    return nodes.filter((n) => n.status === 'running');
+  }).catch((err: unknown) => {
+    if (err instanceof Rollback) return undefined;
+    throw err;
+  });
+  if (ended && ended.length > 0) {
+    await core.cancelBus.announce(job.runId);
+    await core.dispatcher.drop(
+      job.runId,
+      ended.map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type })),
+    );
+  }
+}

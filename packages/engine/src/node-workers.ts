@@ -1,0 +1,109 @@
+import type { Db } from '@weft/db';
+import { createWorkerConnection, ExecuteNodeJob, RUN_QUEUES } from '@weft/queue';
+import type { Storage } from '@weft/storage';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { listenForCancellations } from './cancel-bus';
+import { createRunQueues } from './dispatcher';
+import { createEngine, type Engine } from './engine';
+
+export interface NodeWorkersOptions {
+  db: Db;
+  storage: Storage;
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  lightConcurrency: number;
+  heavyConcurrency: number;
+  /** A job not renewed for this long is taken over by another worker (its worker died). */
+  lockDurationMs: number;
+  outboundAllowList: readonly string[];
+  reconcileIntervalMs: number;
+  reconcileStaleMs: number;
+}
+
+export interface NodeWorkers {
+  engine: Engine;
+  /** Stops taking jobs and waits for the ones in flight, then closes its connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Run execution inside a worker process: one BullMQ worker per node queue
+ * (light and heavy, each with its own concurrency), the cancel subscription
+ * that aborts in-flight nodes, and the reconciler loop.
+ */
+export async function startNodeWorkers(options: NodeWorkersOptions): Promise<NodeWorkers> {
+  const { logger } = options;
+  const connection = createWorkerConnection(options.redisUrl);
+  const subscriber = createWorkerConnection(options.redisUrl);
+  for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const queues = createRunQueues(connection, options.redisPrefix);
+  const engine = createEngine({
+    db: options.db,
+    queues,
+    publisher: connection,
+    redisPrefix: options.redisPrefix,
+    logger,
+    storage: options.storage,
+    outboundAllowList: options.outboundAllowList,
+  });
+  await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
+
+  // Node failures never throw (they end the run); what throws is infrastructure
+  // (database, storage, Redis), which BullMQ retries with backoff.
+  const processor = async (job: Job<unknown>) => {
+    const parsed = ExecuteNodeJob.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError('malformed execute-node payload');
+    await engine.executeNode(parsed.data);
+  };
+  const common = {
+    connection,
+    prefix: options.redisPrefix,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+    maxStalledCount: 2,
+  };
+  const workers = [
+    new Worker(RUN_QUEUES.light, processor, { ...common, concurrency: options.lightConcurrency }),
+    new Worker(RUN_QUEUES.heavy, processor, { ...common, concurrency: options.heavyConcurrency }),
+  ];
+  for (const worker of workers) {
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'queue worker error'));
+    worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'node job attempt failed'));
+  }
+  const reconciler = startReconcileLoop(engine, options.reconcileIntervalMs, options.reconcileStaleMs, logger);
+
+  return {
+    engine,
+    async close() {
+      await reconciler.stop();
+      await Promise.all(workers.map((w) => w.close()));
+      await queues.close();
+      subscriber.disconnect();
+      connection.disconnect();
+    },
+  };
+}
+
+/**
+ * The reconciler on a plain timer rather than a BullMQ repeatable job: it must
+ * keep working after Redis lost its data (which would take a repeatable job's
+ * schedule with it), and running it in every worker at once is harmless
+ * (enqueues are idempotent).
+ */
+function startReconcileLoop(engine: Engine, intervalMs: number, staleMs: number, logger: Logger) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = engine.reconcile(staleMs).catch((err: unknown) => {
+      logger.warn({ err: (err as Error).message }, 'reconcile pass failed; retrying at the next tick');
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { NodeFailure } from '@weft/nodes';
+import { executeNodeJobId } from '@weft/queue';
+import type { EngineCore } from './engine-core';
+import { failNode } from './fail-node';
+
+export interface ReconcileReport {
+  /** Dispatched nodes whose job had vanished (Redis lost it, or the enqueue after commit never happened). */
+  requeued: number;
+  /** Runs ended because a node's job failed for good (BullMQ's retries or stalled limit exhausted). */
+  failed: number;
+}
+
+interface StaleNode {
+  run_id: string;
+  node_id: string;
+  attempt: number;
+  node_type: string;
+}
+
+/**
+ * The reconciler: PostgreSQL says which nodes are dispatched; BullMQ should
+ * hold a job for each. For runs that have not moved for `staleMs`, every
+ * dispatched node whose job is missing is enqueued again (same deterministic
+ * id, so racing reconcilers add it once), and one whose job failed for good
+ * ends its run with `unknown`. Runs parked on a review have no dispatched
+ * node and are left alone. Safe to run in every worker process at once.
+ */
+export async function reconcile(core: EngineCore, staleMs: number, limit = 500): Promise<ReconcileReport> {
+  const { rows } = await core.db.pool.query<StaleNode>({
+    name: 'engine_stale_dispatched_nodes_v1',
+    text: `SELECT n.run_id, n.node_id, n.attempt, n.node_type
+             FROM runs r JOIN node_executions n ON n.run_id = r.id
+            WHERE r.status = 'in_progress' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+              AND n.status = 'running'
+            LIMIT $2`,
+    values: [staleMs, limit],
+  });
+  const report: ReconcileReport = { requeued: 0, failed: 0 };
+  for (const node of rows) {
+    const data = { runId: node.run_id, nodeId: node.node_id, attempt: node.attempt };
+    const queue = core.dispatcher.queueFor(node.node_type);
+    const job = await queue.getJob(executeNodeJobId(data));
+    if (!job) {
+      await core.dispatcher.dispatch(node.run_id, [
+        { nodeId: node.node_id, attempt: node.attempt, nodeType: node.node_type },
+      ]);
+      report.requeued++;
+    } else if ((await job.getState()) === 'failed') {
+      core.logger.error({ ...data, reason: job.failedReason }, 'node job failed for good; ending its run');
+      await failNode(core, data, new NodeFailure('unknown', `Node '${node.node_id}' could not be executed`));
+      report.failed++;
+    }
+  }
+  if (report.requeued || report.failed) core.logger.info(report, 'reconciled runs');
+  return report;
+}

@@ -1,0 +1,6 @@
+export * from './media-types';
+export * from './sniff-text';
+export * from './detect-media';
+export * from './image';
+export * from './video';
+export * from './vectorize';

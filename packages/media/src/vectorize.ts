@@ -1,0 +1,42 @@
+import sharp from 'sharp';
+import { UnprocessableMediaError, type ImageLimits } from './image';
+
+interface TraceOptions {
+  turdSize?: number;
+  optTolerance?: number;
+}
+type Trace = (file: Buffer, options: TraceOptions, done: (err: Error | null, svg?: string) => void) => void;
+
+// @gatsbyjs/potrace ships no types; this is the one function used, typed here
+// rather than by an ambient declaration every consumer's tsconfig would need.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { trace } = require('@gatsbyjs/potrace') as { trace: Trace };
+
+/** Longest side the tracer works on: potrace's time grows with the pixel count. */
+const TRACE_SIZE = 1024;
+
+/**
+ * Traces a raster image into a black-and-white SVG with potrace
+ * (experimental: good for logos and line art, crude for photographs).
+ * sharp decodes the upload (with the pixel limit) and hands potrace a small
+ * PNG of its own making, so potrace's bundled decoder never sees user bytes.
+ */
+export async function traceToSvg(input: Buffer, limits: ImageLimits): Promise<string> {
+  let png: Buffer;
+  try {
+    png = await sharp(input, { limitInputPixels: limits.maxPixels, failOn: 'error' })
+      .rotate()
+      .resize({ width: TRACE_SIZE, height: TRACE_SIZE, fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .png()
+      .toBuffer();
+  } catch (err) {
+    throw new UnprocessableMediaError(err instanceof Error ? err.message : String(err));
+  }
+  return new Promise((resolve, reject) => {
+    trace(png, { turdSize: 2, optTolerance: 0.4 }, (err, svg) => {
+      if (err || svg === undefined) reject(err ?? new Error('potrace produced nothing'));
+      else resolve(svg);
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import sharp from 'sharp';
+import { NodeFailure, type NodeContext, type NodeExecutor, type ProducedFile } from '../types';
+import { assetIds, single, stringParam } from '../values';
+
+const RATIO = /^(\d{1,4}):(\d{1,4})$/;
+
+/** Formats kept as they are; anything else is written as PNG. */
+const KEEP: Record<'jpeg' | 'png' | 'webp', { contentType: string; extension: string }> = {
+  jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
+  png: { contentType: 'image/png', extension: 'png' },
+  webp: { contentType: 'image/webp', extension: 'webp' },
+};
+
+/** The largest centred box of `ratio` inside width × height. */
+export function centredCrop(width: number, height: number, rw: number, rh: number) {
+  const byWidth = Math.round((width * rh) / rw);
+  if (byWidth <= height) return { left: 0, top: Math.floor((height - byWidth) / 2), width, height: byWidth };
+  const byHeight = Math.round((height * rw) / rh);
+  return { left: Math.floor((width - byHeight) / 2), top: 0, width: byHeight, height };
+}
+
+function parseRatio(ctx: NodeContext): [number, number] {
+  const text = stringParam(ctx, 'aspect_ratio', '1:1');
+  const match = RATIO.exec(text);
+  const rw = Number(match?.[1]);
+  const rh = Number(match?.[2]);
+  if (!match || rw === 0 || rh === 0) {
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': aspect_ratio must look like 16:9, got '${text}'`);
+  }
+  return [rw, rh];
+}
+
+async function crop(ctx: NodeContext, bytes: Buffer, rw: number, rh: number): Promise<ProducedFile> {
+  // sharp decodes and encodes on libvips' own threads, off the event loop, so
+  // a large image never delays BullMQ's lock renewal on this process.
+  const image = sharp(bytes, { failOn: 'error' }).rotate();
+  let meta;
+  try {
+    meta = await image.metadata();
+  } catch {
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the input is not a readable image`);
+  }
+  const oriented = meta.orientation && meta.orientation >= 5;
+  const width = (oriented ? meta.height : meta.width) ?? 0;
+  const height = (oriented ? meta.width : meta.height) ?? 0;
+  const box = centredCrop(width, height, rw, rh);
+  const kept = meta.format === 'jpeg' || meta.format === 'webp' ? meta.format : 'png';
+  const format = KEEP[kept]!;
+  const out = await image.extract(box).toFormat(kept).toBuffer();
+  return {
+    bytes: out,
+    contentType: format.contentType,
+    mediaType: 'image',
+    extension: format.extension,
+    metadata: { width: box.width, height: box.height, aspect_ratio: `${rw}:${rh}` },
+  };
+}
+
+/** Crops each image at `inputs.image` to `params.aspect_ratio`, centred → new image assets. */
+export const changeAspectRatio: NodeExecutor = {
+  type: 'change_aspect_ratio',
+  kind: 'heavy',
+  defaultTimeoutMs: 60_000,
+  async execute(ctx) {
+    const [rw, rh] = parseRatio(ctx);
+    const ids = assetIds(ctx, single(ctx, 'image'));
+    if (ids.length === 0) throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received no image`);
+    const produced: string[] = [];
+    for (const [index, id] of ids.entries()) {
+      const asset = await ctx.assets.read(id, ctx.signal);
+      if (asset.mediaType !== 'image') {
+        throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': asset ${id} is not an image`);
+      }
+      const file = await crop(ctx, asset.bytes, rw, rh);
+      ctx.signal.throwIfAborted();
+      produced.push(await ctx.assets.store(file, index, ctx.signal));
+    }
+    return { output: { type: 'images', value: produced } };
+  },
+};

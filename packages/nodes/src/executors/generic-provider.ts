@@ -1,0 +1,91 @@
+import { DATA_TYPES, type DataType } from '@weft/contracts';
+import { parseAllowList } from '../outbound/address-policy';
+import { guardedRequest, RefusedDestinationError } from '../outbound/guarded-request';
+import { NodeFailure, type NodeContext, type NodeExecutor, type NodeValue } from '../types';
+import { intParam, stringParam } from '../values';
+
+const DATA_TYPE_SET: ReadonlySet<string> = new Set(DATA_TYPES);
+
+/** The plain values of the node's ports: what the provider receives. */
+function plainInputs(ctx: NodeContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [port, value] of Object.entries(ctx.inputs)) {
+    out[port] = Array.isArray(value) ? value.map((v) => v.value) : value.value;
+  }
+  return out;
+}
+
+function parseResult(ctx: NodeContext, body: Buffer): NodeValue {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new NodeFailure('provider_error', `Provider of node '${ctx.nodeId}' answered with invalid JSON`);
+  }
+  const result = json as { type?: unknown; value?: unknown } | null;
+  if (!result || typeof result !== 'object' || typeof result.type !== 'string' || !DATA_TYPE_SET.has(result.type)) {
+    throw new NodeFailure('provider_error', `Provider of node '${ctx.nodeId}' answered without a valid {type, value}`);
+  }
+  return { type: result.type as DataType, value: result.value ?? null };
+}
+
+function errorCode(body: Buffer): unknown {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { error?: unknown }).error;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * HTTP POST `params.url` with `{run_id, node_id, inputs}`; a 2xx `{type, value}`
+ * is the result. Status mapping of extensions.md 5. `params.cost` (credits,
+ * default 0) is charged for each successful call.
+ */
+export const genericProvider: NodeExecutor = {
+  type: 'generic_provider',
+  kind: 'light',
+  defaultTimeoutMs: 30_000,
+  async execute(ctx) {
+    const url = stringParam(ctx, 'url', '');
+    if (!/^https?:\/\//i.test(url)) {
+      throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.url must be an http(s) URL`);
+    }
+    const cost = intParam(ctx, 'cost', 0);
+    let res;
+    try {
+      res = await guardedRequest({
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: Buffer.from(JSON.stringify({ run_id: ctx.runId, node_id: ctx.nodeId, inputs: plainInputs(ctx) })),
+        allow: parseAllowList(ctx.outboundAllowList),
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof RefusedDestinationError) {
+        throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': refused destination: ${err.message}`);
+      }
+      throw new NodeFailure('provider_error', `Provider of node '${ctx.nodeId}' could not be reached`);
+    }
+    const { status } = res;
+    if (status >= 200 && status < 300) return { output: parseResult(ctx, res.body), cost };
+    if (status === 401 || status === 403) {
+      throw new NodeFailure(
+        'provider_auth_required',
+        `Provider of node '${ctx.nodeId}' refused the credentials (${status})`,
+      );
+    }
+    if (status >= 400 && status < 500) {
+      if (errorCode(res.body) === 'content_policy') {
+        throw new NodeFailure(
+          'content_policy',
+          `Provider of node '${ctx.nodeId}' refused the content (content policy)`,
+        );
+      }
+      throw new NodeFailure('invalid_input', `Provider of node '${ctx.nodeId}' rejected the request (${status})`);
+    }
+    throw new NodeFailure('provider_error', `Provider of node '${ctx.nodeId}' failed (${status})`);
+  },
+};

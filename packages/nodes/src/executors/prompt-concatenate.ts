@@ -1,0 +1,14 @@
+import type { NodeExecutor } from '../types';
+import { asText, many, stringParam } from '../values';
+
+/** The text of `inputs.parts` joined with `params.separator` (default one space). */
+export const promptConcatenate: NodeExecutor = {
+  type: 'prompt_concatenate',
+  kind: 'light',
+  defaultTimeoutMs: 5_000,
+  async execute(ctx) {
+    const separator = stringParam(ctx, 'separator', ' ');
+    const text = many(ctx, 'parts').map(asText).join(separator);
+    return { output: { type: 'text', value: text } };
+  },
+};

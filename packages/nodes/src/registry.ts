@@ -1,0 +1,54 @@
+import { NODE_TYPES, type NodeType } from '@weft/contracts';
+import { isInertNodeType } from '@weft/dag';
+import { changeAspectRatio } from './executors/change-aspect-ratio';
+import { genericProvider } from './executors/generic-provider';
+import { humanReview } from './executors/human-review';
+import { listSelector } from './executors/list-selector';
+import { promptConcatenate } from './executors/prompt-concatenate';
+import { providerRequired } from './executors/provider-required';
+import { audioInput, fileInput, imageInput, videoInput } from './executors/asset-inputs';
+import { textInput } from './executors/text-input';
+import { textSplit } from './executors/text-split';
+import type { NodeExecutor, NodeKind } from './types';
+
+// The one registry of node types. Adding a node type is adding its file under
+// executors/ and one entry here; every type without an executor is served by
+// providerRequired until its provider adapter exists.
+const BUILT_IN: NodeExecutor[] = [
+  textInput,
+  imageInput,
+  videoInput,
+  audioInput,
+  fileInput,
+  promptConcatenate,
+  textSplit,
+  listSelector,
+  humanReview,
+  changeAspectRatio,
+  genericProvider,
+];
+
+const REGISTRY = new Map<NodeType, NodeExecutor>();
+for (const type of NODE_TYPES) {
+  if (!isInertNodeType(type)) REGISTRY.set(type, providerRequired(type));
+}
+for (const executor of BUILT_IN) REGISTRY.set(executor.type, executor);
+
+/** The executor of an executable node type; throws for comment/group, which never execute. */
+export function executorFor(type: NodeType | string): NodeExecutor {
+  const executor = REGISTRY.get(type as NodeType);
+  if (!executor) throw new Error(`No executor for node type '${type}'`);
+  return executor;
+}
+
+/** Which queue a node type runs on. */
+export function nodeKind(type: NodeType | string): NodeKind {
+  return executorFor(type).kind;
+}
+
+/** The node's timeout: `params.timeout_ms` when it is a positive integer, else the type's default. */
+export function timeoutOf(type: NodeType | string, params: Record<string, unknown> | undefined): number {
+  const given = params?.timeout_ms;
+  if (typeof given === 'number' && Number.isInteger(given) && given > 0) return given;
+  return executorFor(type).defaultTimeoutMs;
+}

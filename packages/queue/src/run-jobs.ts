@@ -1,0 +1,48 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+// The job catalog of run execution: queue names, payloads and ids. Payloads
+// carry ids only; PostgreSQL holds the state.
+
+export const RUN_QUEUES = {
+  /** Nodes that wait on I/O (provider calls, bookkeeping): high concurrency. */
+  light: 'nodes-light',
+  /** Media processing: low concurrency, so it never starves the light queue. */
+  heavy: 'nodes-heavy',
+  /** The reconciler's repeatable job. */
+  maintenance: 'runs-maintenance',
+} as const;
+
+export const ExecuteNodeJob = z.object({
+  runId: z.uuid(),
+  nodeId: z.string().min(1),
+  attempt: z.number().int().min(0),
+});
+export type ExecuteNodeJob = z.infer<typeof ExecuteNodeJob>;
+
+/**
+ * Deterministic per (run, node, attempt): enqueueing the same dispatch twice
+ * (after a crash, by the reconciler) adds one job. BullMQ reserves ':' in ids,
+ * so the node id is URI-encoded.
+ */
+export function executeNodeJobId({ runId, nodeId, attempt }: ExecuteNodeJob): string {
+  return `${runId}.${attempt}.${encodeURIComponent(nodeId).replace(/\./g, '%2E')}`;
+}
+
+/**
+ * Infrastructure failures (database restart, lost Redis) throw out of the
+ * processor and are retried with backoff; node failures never throw, they end
+ * the run. Finished jobs are removed so a later dispatch of the same id (the
+ * reconciler) is never swallowed by a leftover.
+ */
+export const EXECUTE_NODE_JOB_OPTIONS: JobsOptions = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 200 },
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
+};
+
+/** The Redis channel on which cancellations reach the worker running the node. */
+export function cancelChannel(prefix: string): string {
+  return `${prefix}:runs:cancel`;
+}

@@ -1,0 +1,83 @@
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
+import type { Storage } from './s3-storage';
+
+export interface UrlSignerOptions {
+  /** How long a presigned URL stays valid at most (SigV4 allows up to 7 days). */
+  ttlSeconds: number;
+  /**
+   * A public base URL (a CDN in front of the bucket) to build plain URLs on
+   * instead of presigning: `${publicBaseUrl}/${key}`.
+   */
+  publicBaseUrl?: string;
+  now?: () => number;
+}
+
+export interface UrlSigner {
+  /** A URL any HTTP client can GET without credentials, for a limited time. */
+  urlFor(key: string): Promise<string>;
+}
+
+/** Keys are ids and slashes, but each segment is escaped as SigV4 wants it anyway. */
+const escapeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+/** Where a GET of `key` goes: path-style on a custom endpoint, virtual-hosted on AWS. */
+function objectLocation(storage: Storage, key: string) {
+  const { endpoint, forcePathStyle, region } = storage.config;
+  const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
+  const virtualHost = !forcePathStyle && !endpoint;
+  const hostname = virtualHost ? `${storage.bucket}.${base.hostname}` : base.hostname;
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const path = virtualHost ? `${prefix}/${escapeKey(key)}` : `${prefix}/${storage.bucket}/${escapeKey(key)}`;
+  const port = base.port ? Number(base.port) : undefined;
+  return { protocol: base.protocol, hostname, port, path, host: base.port ? `${hostname}:${base.port}` : hostname };
+}
+
+/**
+ * Presigned GET URLs. The signing time is rounded down to a window of half
+ * the TTL, so every read within a window hands out the same URL (browsers and
+ * proxies can cache the bytes) and each URL stays valid for at least half the
+ * TTL after it is given out. Signing goes straight to the SigV4 presigner:
+ * `getSignedUrl` runs the client's whole middleware stack and endpoint rules,
+ * about 2 ms of CPU per URL against 0.2 ms, and a list of assets signs dozens.
+ * Within a window a URL is also remembered, since it cannot change.
+ */
+export function createUrlSigner(storage: Storage, options: UrlSignerOptions): UrlSigner {
+  const now = options.now ?? Date.now;
+  if (options.publicBaseUrl) {
+    const base = options.publicBaseUrl.replace(/\/+$/, '');
+    return { urlFor: async (key) => `${base}/${escapeKey(key)}` };
+  }
+  const presigner = new S3RequestPresigner({ ...storage.client.config });
+  const windowMs = Math.max(1, Math.floor(options.ttlSeconds / 2)) * 1000;
+  const MAX_REMEMBERED = 10_000;
+  let remembered = new Map<string, string>();
+  let rememberedWindow = -1;
+  return {
+    async urlFor(key) {
+      const window = Math.floor(now() / windowMs);
+      if (window !== rememberedWindow || remembered.size >= MAX_REMEMBERED) {
+        remembered = new Map();
+        rememberedWindow = window;
+      }
+      const known = remembered.get(key);
+      if (known) return known;
+      const at = objectLocation(storage, key);
+      const signed = await presigner.presign(
+        {
+          method: 'GET',
+          protocol: at.protocol,
+          hostname: at.hostname,
+          ...(at.port ? { port: at.port } : {}),
+          path: at.path,
+          query: {},
+          headers: { host: at.host },
+        },
+        { expiresIn: options.ttlSeconds, signingDate: new Date(window * windowMs) },
+      );
+      const query = new URLSearchParams(signed.query as Record<string, string>).toString();
+      const url = `${at.protocol}//${at.host}${at.path}?${query}`;
+      remembered.set(key, url);
+      return url;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { createTestEnv, type TestEnv } from '@weft/testing';
+import { isInvalidRange, isMissingObject, isStorageUnavailable } from './errors';
+import { assetKeys } from './keys';
+import { deleteObject, openObject, putObject, readObject } from './objects';
+import { createUrlSigner } from './presign';
+import { createStorage, type Storage } from './s3-storage';
+import { uploadStream } from './upload';
+
+let env: TestEnv;
+let storage: Storage;
+beforeAll(async () => {
+  env = await createTestEnv();
+  storage = createStorage(env.s3);
+});
+afterAll(async () => {
+  storage?.close();
+  await env?.cleanup();
+});
+
+const MiB = 1024 * 1024;
+
+async function keys(): Promise<string[]> {
+  const out = await storage.client.send(new ListObjectsV2Command({ Bucket: storage.bucket }));
+  return (out.Contents ?? []).map((o) => o.Key!);
+}
+
+async function* chunks(total: number, size = 256 * 1024, failAt?: number) {
+  for (let sent = 0; sent < total; sent += size) {
+    if (failAt !== undefined && sent >= failAt) throw new Error('client went away');
+    yield Buffer.alloc(Math.min(size, total - sent), sent % 251);
+  }
+}
+
+async function collect(source: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of source) parts.push(part);
+  return Buffer.concat(parts);
+}
+
+test('asset keys are made of ids only', () => {
+  expect(assetKeys.original('o', 'a')).toBe('orgs/o/assets/a/original');
+  expect(assetKeys.preview('o', 'a')).toBe('orgs/o/assets/a/preview.webp');
+});
+
+test('uploadStream stores a multipart body byte for byte', async () => {
+  const total = 12 * MiB + 123;
+  await uploadStream(storage, {
+    key: 'big',
+    body: Readable.from(chunks(total)),
+    contentType: 'video/mp4',
+    maxBytes: 20 * MiB,
+  });
+  const stored = await readObject(storage, 'big', 20 * MiB);
+  expect(stored.length).toBe(total);
+  expect(Buffer.compare(stored, await collect(chunks(total)))).toBe(0);
+});
+
+test('a body that fails mid-way aborts the multipart upload and leaves nothing', async () => {
+  const before = await keys();
+  await expect(
+    uploadStream(storage, {
+      key: 'broken',
+      body: Readable.from(chunks(12 * MiB, 256 * 1024, 7 * MiB)),
+      contentType: 'video/mp4',
+      maxBytes: 20 * MiB,
+    }),
+  ).rejects.toThrow();
+  expect(await keys()).toEqual(before);
+});
+
+test('an aborted signal stops the upload', async () => {
+  const aborter = new AbortController();
+  const upload = uploadStream(storage, {
+    key: 'aborted',
+    body: Readable.from(chunks(12 * MiB)),
+    contentType: 'video/mp4',
+    maxBytes: 20 * MiB,
+    signal: aborter.signal,
+  });
+  aborter.abort();
+  await expect(upload).rejects.toThrow();
+  expect(await keys()).not.toContain('aborted');
+});
+
+test('ranged reads, and the errors of missing objects and bad ranges', async () => {
+  await putObject(storage, 'small', Buffer.from('0123456789'), 'text/plain');
+  const part = await openObject(storage, 'small', 'bytes=2-4');
+  expect(part.contentLength).toBe(3);
+  expect(part.contentRange).toBe('bytes 2-4/10');
+  const chunksRead: Buffer[] = [];
+  for await (const c of part.body) chunksRead.push(c as Buffer);
+  expect(Buffer.concat(chunksRead).toString()).toBe('234');
+  await expect(readObject(storage, 'small', 5)).rejects.toThrow(/more than/);
+  const missing = await openObject(storage, 'nope').catch((e: unknown) => e);
+  expect(isMissingObject(missing)).toBe(true);
+  const badRange = await openObject(storage, 'small', 'bytes=50-60').catch((e: unknown) => e);
+  expect(isInvalidRange(badRange)).toBe(true);
+  await deleteObject(storage, 'small');
+  await deleteObject(storage, 'small');
+});
+
+test('presigned URLs work without credentials and stay stable within a window', async () => {
+  await putObject(storage, 'orgs/o/assets/a/original', Buffer.from('hello'), 'text/plain');
+  let now = Date.parse('2026-01-01T00:10:00Z');
+  const signer = createUrlSigner(storage, { ttlSeconds: 3600, now: () => now });
+  const url = await signer.urlFor('orgs/o/assets/a/original');
+  now += 60_000;
+  expect(await signer.urlFor('orgs/o/assets/a/original')).toBe(url);
+  now += 3600_000;
+  expect(await signer.urlFor('orgs/o/assets/a/original')).not.toBe(url);
+  const live = createUrlSigner(storage, { ttlSeconds: 600 });
+  const res = await fetch(await live.urlFor('orgs/o/assets/a/original'));
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe('hello');
+});
+
+test('a CDN base makes plain URLs', async () => {
+  const cdn = createUrlSigner(storage, { ttlSeconds: 60, publicBaseUrl: 'https://cdn.test/x/' });
+  expect(await cdn.urlFor('orgs/o/assets/a b/original')).toBe('https://cdn.test/x/orgs/o/assets/a%20b/original');
+});
+
+test('an unreachable store is "unavailable"', async () => {
+  const down = createStorage({ ...env.s3, endpoint: 'http://127.0.0.1:9' });
+  try {
+    const err = await putObject(down, 'k', Buffer.from('x'), 'text/plain').catch((e: unknown) => e);
+    expect(isStorageUnavailable(err)).toBe(true);
+    expect(isStorageUnavailable(new Error('bad request'))).toBe(false);
+  } finally {
+    down.close();
+  }
+});
