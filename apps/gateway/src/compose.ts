@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAssetJobProducer } from './assets/asset-jobs';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
+import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 
@@ -35,6 +36,13 @@ export function createGatewayRuntime(
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
   const authenticator = createAuthenticator({ db, redis, config, logger });
+  const agents = createAgentCatalog({
+    db,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    ttlMs: config.CATALOG_CACHE_TTL_MS,
+    logger,
+  });
   const rateLimiter = createRateLimiter({
     redis,
     keyPrefix: `${config.REDIS_PREFIX}:rl`,
@@ -63,6 +71,7 @@ export function createGatewayRuntime(
     logger,
     authenticator,
     rateLimiter,
+    agents,
     pingStorage: () => storage.ping(),
     storage,
     assetUrls,
@@ -74,6 +83,7 @@ export function createGatewayRuntime(
     authenticator,
     async close() {
       await authenticator.close();
+      await agents.close();
       await assetJobs.close();
       await runQueues.close();
       await db.close();

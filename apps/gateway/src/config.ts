@@ -28,6 +28,8 @@ const GatewayEnv = z.object({
   RATE_LIMIT_CREATE_PER_MINUTE: envInt(1, 10_000_000).default(600),
   /** How long a verified API key is trusted without asking the database again. Revocation is pushed through Redis, so this only bounds staleness if that message is lost. */
   API_KEY_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
+  /** How long an agent read is served from memory. Changes are pushed to every instance through Redis; this bounds staleness only if that message is lost. */
+  CATALOG_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
   TRUST_PROXY: envBool().default(false),
   LOG_LEVEL: envLogLevel().default('info'),

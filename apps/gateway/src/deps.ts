@@ -4,6 +4,7 @@ import type { Storage, UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AssetJobProducer } from './assets/asset-jobs';
+import type { AgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { Authenticator, RequestRateLimiter } from './http/guard';
 
@@ -15,6 +16,8 @@ export interface GatewayDeps {
   logger: Logger;
   authenticator: Authenticator;
   rateLimiter: RequestRateLimiter;
+  /** Cached agent reads, invalidated across instances. */
+  agents: AgentCatalog;
   /** Resolves when object storage answers; used by /readyz. */
   pingStorage(): Promise<void>;
   storage: Storage;

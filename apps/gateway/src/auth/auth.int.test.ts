@@ -160,7 +160,7 @@ describe('revocation across gateway instances', () => {
 
     // Cut the subscribers' connections, then revoke behind their back (no message at all).
     const clients = (await gw.deps.redis.client('LIST')) as string;
-    const name = `${gw.config.REDIS_PREFIX}:apikey-revocations`;
+    const name = `${gw.config.REDIS_PREFIX}:apikey-revoked:subscriber`;
     const ids = clients
       .split('\n')
       .filter((line) => line.includes(` name=${name} `))

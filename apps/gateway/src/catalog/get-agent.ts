@@ -1,24 +1,25 @@
 import type { Agent, AgentInput, AgentOutput } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError, invalid } from '@weft/errors';
+import type { Loaded } from '../cache/invalidated-cache';
 
-// The hottest catalog read: one statement, one round trip, through the pg pool
-// Prisma shares (an un-batched Prisma query costs ~4x the CPU of raw `pg`; see
-// shared/design/performance-facts.md). Named, so each connection parses and
-// plans it once. Access rule: the owner sees every visibility; anyone
-// authenticated sees shared and public agents; everything else is a 404
-// indistinguishable from a missing agent.
-const GET_AGENT = {
-  name: 'catalog_get_agent_v1',
-  text: `SELECT a.id, a.name, a.description, a.tags, a.visibility, a.estimated_cost,
+// The hottest catalog read. The row is loaded in one statement, one round trip,
+// through the pg pool Prisma shares (an un-batched Prisma query costs ~4x the
+// CPU of raw `pg`; see shared/design/performance-facts.md), without an access
+// filter, so that one cached row (agent-catalog.ts) serves every caller; access
+// is decided by `readableAgent`.
+const LOAD_AGENT = {
+  name: 'catalog_load_agent_v2',
+  text: `SELECT a.id, a.organization_id, a.name, a.description, a.tags, a.visibility, a.estimated_cost,
                 v.version, v.inputs, v.outputs, v.has_human_review
            FROM agents a
            LEFT JOIN agent_versions v ON v.id = a.active_version_id
-          WHERE a.id = $1 AND (a.organization_id = $2 OR a.visibility IN ('shared', 'public'))`,
+          WHERE a.id = $1`,
 };
 
 interface Row {
   id: string;
+  organization_id: string;
   name: string;
   description: string;
   tags: string[] | null;
@@ -30,23 +31,53 @@ interface Row {
   has_human_review: boolean | null;
 }
 
-export async function getAgent(db: Db, orgId: string, agentId: string): Promise<Agent> {
-  const { rows } = await db.pool.query<Row>({ ...GET_AGENT, values: [agentId, orgId] });
+/** An agent as stored, with what access decisions need. `agent` is null while it has no active version. */
+export interface StoredAgent {
+  organizationId: string;
+  visibility: string;
+  agent: Agent | null;
+}
+
+export async function loadAgent(db: Db, agentId: string): Promise<Loaded<StoredAgent>> {
+  const { rows } = await db.pool.query<Row>({ ...LOAD_AGENT, values: [agentId] });
   const row = rows[0];
-  if (!row) throw new NotFoundError('Agent');
-  if (row.version === null) {
+  if (!row) return { missing: 'for-now' };
+  return {
+    value: {
+      organizationId: row.organization_id,
+      visibility: row.visibility,
+      agent:
+        row.version === null
+          ? null
+          : {
+              id: row.id,
+              name: row.name,
+              description: row.description,
+              tags: row.tags ?? [],
+              inputs: row.inputs ?? [],
+              outputs: row.outputs ?? [],
+              estimated_cost: row.estimated_cost,
+              has_human_review: row.has_human_review ?? false,
+              visibility: row.visibility,
+              version: row.version,
+            },
+    },
+  };
+}
+
+/**
+ * The owner sees every visibility; anyone authenticated sees shared and public
+ * agents; everything else is a 404 indistinguishable from a missing agent.
+ */
+export function readableAgent(stored: StoredAgent | undefined, orgId: string, agentId: string): Agent {
+  if (
+    !stored ||
+    (stored.organizationId !== orgId && stored.visibility !== 'shared' && stored.visibility !== 'public')
+  ) {
+    throw new NotFoundError('Agent');
+  }
+  if (!stored.agent) {
     throw invalid(['path', 'agent_id'], 'Agent has no active version', 'no_active_version', agentId);
   }
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    tags: row.tags ?? [],
-    inputs: row.inputs ?? [],
-    outputs: row.outputs ?? [],
-    estimated_cost: row.estimated_cost,
-    has_human_review: row.has_human_review ?? false,
-    visibility: row.visibility,
-    version: row.version,
-  };
+  return stored.agent;
 }

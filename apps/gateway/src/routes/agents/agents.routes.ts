@@ -10,7 +10,6 @@ import {
   z,
 } from '@weft/contracts';
 import { createAgent } from '../../catalog/create-agent';
-import { getAgent } from '../../catalog/get-agent';
 import { listAgents } from '../../catalog/list-agents';
 import { publishAgentVersion } from '../../catalog/publish-agent-version';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
@@ -45,7 +44,7 @@ export const getAgentRoute = defineRoute({
   },
   handler: async ({ deps, auth, params }) => ({
     status: 200,
-    body: await getAgent(deps.db, auth.organizationId, params.agent_id),
+    body: await deps.agents.get(auth.organizationId, params.agent_id),
   }),
 });
 
@@ -57,10 +56,12 @@ export const createAgentRoute = defineRoute({
   auth: 'api',
   request: { body: CreateAgentBody },
   responses: { 201: { description: 'The agent', schema: AgentSchema } },
-  handler: async ({ deps, auth, body }) => ({
-    status: 201,
-    body: await createAgent(deps.db, auth.organizationId, body),
-  }),
+  handler: async ({ deps, auth, body }) => {
+    const agent = await createAgent(deps.db, auth.organizationId, body);
+    // An instance that was asked for this id before it existed may remember it as missing.
+    await deps.agents.changed(agent.id);
+    return { status: 201, body: agent };
+  },
 });
 
 export const publishAgentVersionRoute = defineRoute({
@@ -77,6 +78,7 @@ export const publishAgentVersionRoute = defineRoute({
   },
   handler: async ({ deps, auth, params, body }) => {
     const published = await publishAgentVersion(deps.db, auth.organizationId, params.agent_id, body.flow);
+    if (published.created) await deps.agents.changed(params.agent_id);
     return {
       status: published.created ? 201 : 200,
       body: { version: published.version, created_at: published.createdAt.toISOString() },

@@ -1,0 +1,64 @@
+import type { Agent } from '@weft/contracts';
+import type { Db } from '@weft/db';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { InvalidatedCache } from '../cache/invalidated-cache';
+import { subscribeToInvalidations } from '../cache/invalidation-channel';
+import { loadAgent, readableAgent, type StoredAgent } from './get-agent';
+
+// Agents are read far more often than they change (a new version, at most a
+// few times a day), and `GET /agents/{id}` is the catalog's hottest read. Each
+// gateway instance keeps the rows it served; an instance that changes an agent
+// publishes its id on a Redis channel and every instance forgets it, so a new
+// version is visible everywhere at once (bounded by `ttlMs` only if a message
+// is lost, and by one second while a subscriber is reconnecting).
+
+export interface AgentCatalog {
+  /** The agent as `orgId` may see it: 404 when missing or not readable, 422 without an active version. */
+  get(orgId: string, agentId: string): Promise<Agent>;
+  /** Call after committing a change to the agent: every instance reads it afresh. */
+  changed(agentId: string): Promise<void>;
+  whenLive(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AgentCatalogDeps {
+  db: Db;
+  redis: Redis;
+  redisPrefix: string;
+  ttlMs: number;
+  logger: Logger;
+}
+
+export const agentChangesChannel = (redisPrefix: string) => `${redisPrefix}:agent-changed`;
+
+export function createAgentCatalog({ db, redis, redisPrefix, ttlMs, logger }: AgentCatalogDeps): AgentCatalog {
+  const cache = new InvalidatedCache<StoredAgent>({ ttlMs, load: (id) => loadAgent(db, id) });
+  const channel = agentChangesChannel(redisPrefix);
+  let markLive: () => void = () => undefined;
+  const live = new Promise<void>((resolve) => (markLive = resolve));
+  const subscription = subscribeToInvalidations(
+    redis,
+    channel,
+    {
+      onMessage: (agentId) => cache.evict(agentId),
+      onLive: () => {
+        cache.setLive(true);
+        markLive();
+      },
+      onBlind: () => cache.setLive(false),
+    },
+    logger.child({ component: 'agent-catalog' }),
+  );
+  return {
+    async get(orgId, agentId) {
+      return readableAgent(await cache.get(agentId), orgId, agentId);
+    },
+    async changed(agentId) {
+      cache.evict(agentId);
+      await redis.publish(channel, agentId);
+    },
+    whenLive: () => live,
+    close: () => subscription.close(),
+  };
+}
