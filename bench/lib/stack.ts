@@ -78,7 +78,9 @@ export async function createTextAgent(base: string, auth: Record<string, string>
     name,
     description: 'Three text nodes',
     tags: ['bench'],
-    estimated_cost: 1,
+    // BENCH_ESTIMATED_COST=0 skips the credit reservation and settlement (no update
+    // of the organization's row), to tell their cost apart from the rest of a run.
+    estimated_cost: Number(process.env.BENCH_ESTIMATED_COST ?? 1),
     flow: TEXT_FLOW,
   });
   return agent.id as string;
