@@ -15,7 +15,7 @@ async function countRequest(deps: GatewayDeps, req: Request, res: Response): Pro
   try {
     subject = (await deps.authenticator.authenticate(req)).subject;
   } catch {
-    // Bad or missing credentials do not change the answer here (404 or the parser's error), only who is counted.
+    // Bad or missing credentials do not change the answer (404), only who is counted.
   }
   setRateLimitHeaders(res, await deps.rateLimiter.consume('default', subject));
 }
