@@ -37,6 +37,8 @@ async function main() {
     });
     const worker = startTs('apps/worker/src/main.ts', {
       ...stack.serviceEnv,
+      // Any free port for /metrics: a dev stack may hold the default.
+      WORKER_HTTP_PORT: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     });
     const ceilingServer = startTs('bench/ceiling-server.ts', {

@@ -54,7 +54,8 @@ async function main() {
   const children: ChildProcess[] = [];
   const profDir = path.join(ROOT, '.weft', 'bench', 'prof');
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  const workerEnv = { ...stack.serviceEnv, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  // Any free port for the worker's /metrics listener: a dev stack may hold the default.
+  const workerEnv = { ...stack.serviceEnv, WORKER_HTTP_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   const workerConfig = loadWorkerConfig({ ...process.env, ...workerEnv });
   const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   // pg_stat_database read from another database, so that reading it adds no commit to the bench database.

@@ -1,9 +1,11 @@
 import express, { type Express } from 'express';
+import { createQueueBoard, QUEUE_BOARD_PATH } from './admin/queue-board';
 import type { GatewayDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { mountRoute } from './http/mount-route';
 import { rateLimitUnmatched } from './http/rate-limit-unrouted';
 import { requestContext } from './http/request-context';
+import { labelRoute, measureRequests } from './metrics/http-duration';
 import { allRoutes, docs } from './routes';
 
 /** The Express app without `listen`: what main.ts serves and what tests drive. */
@@ -13,7 +15,17 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   // Express 5's default router is not strict: `/agents` and `/agents/` both match.
   app.use(requestContext(deps.logger));
-  app.use('/docs', docs.assets);
+  app.use(measureRequests(deps.metrics.http));
+  app.use('/docs', labelRoute('/docs'), docs.assets);
+  // An operator tool with its own pages and JSON API, outside the OpenAPI document.
+  // Without ADMIN_TOKEN it is not mounted: its paths answer 404 like any unknown path.
+  if (deps.config.ADMIN_TOKEN) {
+    app.use(
+      QUEUE_BOARD_PATH,
+      labelRoute(QUEUE_BOARD_PATH),
+      ...createQueueBoard(deps.observedQueues, deps.config.ADMIN_TOKEN),
+    );
+  }
   for (const route of allRoutes) app[route.method](route.path, mountRoute(route, deps));
   app.use(rateLimitUnmatched(deps));
   app.use(notFoundHandler);

@@ -1,14 +1,15 @@
 import { createDb } from '@weft/db';
 import { createEngine, createRunQueues } from '@weft/engine';
+import { createAssetJobProducer, openObservedQueues } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createAssetJobProducer } from './assets/asset-jobs';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
 import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
+import { createGatewayMetrics } from './metrics/gateway-metrics';
 
 export interface GatewayRuntime {
   deps: GatewayDeps;
@@ -35,6 +36,16 @@ export function createGatewayRuntime(
   const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: redisOfflineQueue, maxRetriesPerRequest: 1 });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
+  const observed = openObservedQueues(redis, config.REDIS_PREFIX);
+  const metrics = createGatewayMetrics({
+    pool: db.pool,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    queues: observed.queues,
+    stalledAfterMs: config.RUN_STALLED_AFTER_SECONDS * 1000,
+    cacheMs: config.METRICS_CLUSTER_CACHE_MS,
+    logger,
+  });
   const authenticator = createAuthenticator({ db, redis, config, logger });
   const agents = createAgentCatalog({
     db,
@@ -48,6 +59,7 @@ export function createGatewayRuntime(
     keyPrefix: `${config.REDIS_PREFIX}:rl`,
     limits: { default: config.RATE_LIMIT_DEFAULT_PER_MINUTE, create: config.RATE_LIMIT_CREATE_PER_MINUTE },
     logger,
+    onRejected: (bucket) => metrics.http.rateLimitRejected(bucket),
   });
   const assetJobs = createAssetJobProducer(redis, config.REDIS_PREFIX, logger);
   const assetUrls = createUrlSigner(storage, {
@@ -61,6 +73,7 @@ export function createGatewayRuntime(
     publisher: redis,
     redisPrefix: config.REDIS_PREFIX,
     logger,
+    hooks: metrics.runs,
     // Durability tests only: the process dies between a run's commit and its enqueue.
     ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
   });
@@ -77,6 +90,8 @@ export function createGatewayRuntime(
     assetUrls,
     assetJobs,
     engine,
+    metrics,
+    observedQueues: observed.queues,
   };
   return {
     deps,
@@ -86,6 +101,7 @@ export function createGatewayRuntime(
       await agents.close();
       await assetJobs.close();
       await runQueues.close();
+      await observed.close();
       await db.close();
       redis.disconnect();
       storage.close();

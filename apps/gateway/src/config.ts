@@ -5,6 +5,7 @@ import {
   envOptionalString,
   envPort,
   envString,
+  otelEnvShape,
   parseEnv,
   s3EnvShape,
 } from '@weft/config';
@@ -20,8 +21,14 @@ const GatewayEnv = z.object({
   /** Namespaces every Redis key, so several deployments (or test files) can share one Redis. */
   REDIS_PREFIX: envString().default('weft'),
   ...s3EnvShape,
-  /** Enables /admin when set. */
+  /** Enables /admin (and the queue dashboard at /admin/queues) when set. */
   ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (docs/operations.md). */
+  METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+  /** A run in progress, not awaiting review, whose row has not changed for this long counts in weft_runs_stalled. Keep it above the longest node timeout. */
+  RUN_STALLED_AFTER_SECONDS: envInt(10, 7 * 24 * 3600).default(900),
+  /** How long /metrics reuses the cluster-wide gauges (queue depths, run counts, workers) before reading PostgreSQL and Redis again. */
+  METRICS_CLUSTER_CACHE_MS: envInt(0, 600_000).default(5000),
   /** Enables `Authorization: Bearer <JWT>` (HS256) when set. */
   JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
   RATE_LIMIT_DEFAULT_PER_MINUTE: envInt(1, 10_000_000).default(2000),
@@ -33,6 +40,8 @@ const GatewayEnv = z.object({
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
   TRUST_PROXY: envBool().default(false),
   LOG_LEVEL: envLogLevel().default('info'),
+  /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */
+  ...otelEnvShape('weft-gateway'),
   /** Largest accepted upload; above it 413 and the multipart upload is aborted. */
   ASSET_MAX_UPLOAD_BYTES: envInt(1, 50 * 1024 ** 3).default(100 * 1024 * 1024),
   /** Lifetime of presigned asset URLs (SigV4 allows up to 7 days). */

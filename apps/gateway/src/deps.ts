@@ -1,12 +1,14 @@
 import type { Db } from '@weft/db';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AssetJobProducer } from './assets/asset-jobs';
+import type { AssetJobProducer } from '@weft/queue';
 import type { AgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { Authenticator, RequestRateLimiter } from './http/guard';
+import type { GatewayMetrics } from './metrics/gateway-metrics';
 
 /** Everything a request handler may use; built once in main.ts (or by a test). */
 export interface GatewayDeps {
@@ -26,4 +28,8 @@ export interface GatewayDeps {
   assetJobs: AssetJobProducer;
   /** Run use cases: start, decide reviews, cancel (the gateway never executes nodes). */
   engine: Engine;
+  /** Served at GET /metrics. */
+  metrics: GatewayMetrics;
+  /** The node and asset queues, read by the queue dashboard and the queue metrics. */
+  observedQueues: Queue[];
 }

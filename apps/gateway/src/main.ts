@@ -1,14 +1,19 @@
+// First import: starts tracing, when configured, before anything loads `http`.
+import { startupConfig, tracing } from './tracing';
 import { ConfigError } from '@weft/config';
+import { watchEvictionPolicy } from '@weft/queue';
+import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
 import { createApp } from './app';
 import { createGatewayRuntime } from './compose';
-import { loadConfig } from './config';
 
 // Composition root: config → clients → app → listen; SIGTERM drains.
 async function main() {
-  const config = loadConfig();
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'gateway' } });
+  const config = startupConfig();
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'gateway' }, ...logContextOptions });
   const runtime = createGatewayRuntime(config, logger);
+  // A Redis that may evict keys can lose queued work: said at error level at start-up, and by /readyz.
+  watchEvictionPolicy(runtime.deps.redis, logger);
   const app = createApp(runtime.deps);
 
   const server = app.listen(config.PORT, config.HOST);
@@ -34,6 +39,7 @@ async function main() {
     deadline.unref();
     await new Promise<void>((resolve) => server.once('close', () => resolve()));
     await runtime.close();
+    await tracing.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

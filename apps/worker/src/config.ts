@@ -1,4 +1,13 @@
-import { envInt, envList, envLogLevel, envString, parseEnv, s3EnvShape } from '@weft/config';
+import {
+  envInt,
+  envList,
+  envLogLevel,
+  envOptionalString,
+  envString,
+  otelEnvShape,
+  parseEnv,
+  s3EnvShape,
+} from '@weft/config';
 import { z } from 'zod';
 
 // The only place in the worker that reads process.env.
@@ -12,6 +21,13 @@ const WorkerEnv = z.object({
   WORKER_SHUTDOWN_GRACE_SECONDS: envInt(1, 3600).default(30),
   WORKER_HEARTBEAT_INTERVAL_MS: envInt(500, 60_000).default(5000),
   LOG_LEVEL: envLogLevel().default('info'),
+  /** The worker's HTTP listener: /metrics, /healthz, /readyz (0 picks a free port, logged at start). */
+  WORKER_HTTP_PORT: envInt(0, 65535).default(9464),
+  WORKER_HTTP_HOST: envString().default('0.0.0.0'),
+  /** When set, /metrics requires `Authorization: Bearer <METRICS_TOKEN>` (the probes stay open). */
+  METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+  /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */
+  ...otelEnvShape('weft-worker'),
   // Run execution.
   /** Node jobs of the light queue (provider calls, bookkeeping) executed at once by this process. */
   WORKER_LIGHT_CONCURRENCY: envInt(1, 1000).default(50),

@@ -1,13 +1,18 @@
+// First import: starts tracing, when configured, before anything loads `http`.
+import { startupConfig, tracing } from './tracing';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
 import { startNodeWorkers } from '@weft/engine';
-import { createWorkerConnection, startHeartbeat } from '@weft/queue';
+import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
+import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
 import { startAssetWorker } from './assets/asset-worker';
-import { loadConfig } from './config';
+import { startOpsServer } from './http/ops-server';
+import { readiness } from './http/readiness';
+import { createWorkerMetrics } from './http/worker-metrics';
 
 // Composition root of a worker process: connects, proves its dependencies,
 // starts the processors and announces itself with a heartbeat that operators
@@ -15,22 +20,41 @@ import { loadConfig } from './config';
 // ones in flight within WORKER_SHUTDOWN_GRACE_SECONDS; whatever is still
 // running then is handed back to the queue by BullMQ's stalled-job check.
 async function main() {
-  const config = loadConfig();
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'worker' } });
+  const config = startupConfig();
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'worker' }, ...logContextOptions });
   const workerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createWorkerConnection(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const storage = createStorage(storageConfigFromEnv(config));
+  const metrics = createWorkerMetrics();
+  // Listening before the dependencies are proven: liveness answers while the
+  // worker starts, and readiness says what it is waiting for.
+  let processing = false;
+  const ops = await startOpsServer({
+    host: config.WORKER_HTTP_HOST,
+    port: config.WORKER_HTTP_PORT,
+    metrics: metrics.registry,
+    metricsToken: config.METRICS_TOKEN,
+    logger,
+    readiness: () =>
+      readiness({
+        pingDatabase: () => db.pool.query('SELECT 1'),
+        redis,
+        pingStorage: () => storage.ping(),
+        processing: () => processing,
+      }),
+  });
 
   await db.pool.query('SELECT 1');
   await redis.ping();
+  watchEvictionPolicy(redis, logger);
   const heartbeat = startHeartbeat({
     redis,
     prefix: config.REDIS_PREFIX,
     workerId,
     intervalMs: config.WORKER_HEARTBEAT_INTERVAL_MS,
   });
-  const storage = createStorage(storageConfigFromEnv(config));
   const nodeWorkers = await startNodeWorkers({
     db,
     storage,
@@ -43,6 +67,7 @@ async function main() {
     outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
+    hooks: metrics.hooks,
   });
   const assetWorker = await startAssetWorker({
     db,
@@ -57,12 +82,14 @@ async function main() {
     sweepIntervalMs: config.ASSET_SWEEP_INTERVAL_MS,
     sweepStaleMs: config.ASSET_SWEEP_INTERVAL_MS,
   });
+  processing = true;
   logger.info({ workerId }, 'worker started');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    processing = false;
     logger.info({ signal }, 'worker shutting down');
     const force = setTimeout(() => process.exit(1), config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000);
     force.unref();
@@ -71,6 +98,8 @@ async function main() {
     storage.close();
     await db.close();
     redis.disconnect();
+    await ops.close();
+    await tracing.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

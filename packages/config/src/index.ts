@@ -51,9 +51,45 @@ export const envList = () =>
 /** The S3 settings shared by every process that touches storage. */
 export const s3EnvShape = {
   S3_ENDPOINT: envOptionalString().pipe(z.url().optional()),
+  S3_PUBLIC_ENDPOINT: envOptionalString().pipe(z.url().optional()),
   S3_REGION: envString().default('us-east-1'),
   S3_BUCKET: envString().default('weft'),
   S3_ACCESS_KEY_ID: envString().default('S3RVER'),
   S3_SECRET_ACCESS_KEY: envString().default('S3RVER'),
   S3_FORCE_PATH_STYLE: envBool().default(true),
 };
+
+/** OpenTelemetry trace samplers by their standard `OTEL_TRACES_SAMPLER` names. */
+export const OTEL_TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/** An http(s) URL: `collector:4318` parses as a URL of scheme `collector:` and must not pass. */
+const httpUrl = () => z.url({ protocol: /^https?$/ });
+
+/** The OTLP transports the processes can export with (gRPC is not bundled). */
+const otlpProtocol = () => z.preprocess(unsetIfEmpty, z.enum(['http/protobuf', 'http/json']).optional());
+
+/**
+ * Tracing settings under their standard OpenTelemetry names. Tracing is on
+ * when an OTLP endpoint is set (and OTEL_SDK_DISABLED is not): unset, the
+ * SDK is not even loaded.
+ */
+export const otelEnvShape = (defaultServiceName: string) => ({
+  /** Base URL of an OTLP/HTTP collector; traces go to `<base>/v1/traces`. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalString().pipe(httpUrl().optional()),
+  /** The full traces URL, used as given; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envOptionalString().pipe(httpUrl().optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
+  OTEL_SERVICE_NAME: envString().default(defaultServiceName),
+  OTEL_TRACES_SAMPLER: z.preprocess(unsetIfEmpty, z.enum(OTEL_TRACES_SAMPLERS).default('parentbased_always_on')),
+  /** The ratio of the `*traceidratio` samplers, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: z.preprocess(unsetIfEmpty, z.coerce.number().min(0).max(1).default(1)),
+  OTEL_SDK_DISABLED: envBool().default(false),
+});

@@ -2,7 +2,7 @@ import type { FlowOutput, RunResult } from '@weft/contracts';
 import type { PoolClient } from 'pg';
 import type { LoadedVersion } from './flow-cache';
 import { uuidv7 } from './ids';
-import { actualCost, settleCredits, type NodeRow, type RunRow } from './run-rows';
+import { actualCost, settleBalanceAtCommit, settlementLines, type NodeRow, type RunRow } from './run-rows';
 
 /** A node made ready by a transition: enqueue it once the transaction has committed. */
 export interface Dispatch {
@@ -33,15 +33,7 @@ export async function advance(
   const byId = new Map(nodes.map((n) => [n.node_id, n]));
   const completed = new Set(nodes.filter((n) => n.status === 'completed').map((n) => n.node_id));
   const ready = version.graph.readyNodes(completed).filter((id) => byId.get(id)?.status === 'pending');
-  if (ready.length > 0) {
-    await client.query({
-      name: 'engine_dispatch_nodes_v1',
-      text: `UPDATE node_executions SET status = 'running', started_at = now()
-              WHERE run_id = $1 AND node_id = ANY($2::text[]) AND status = 'pending'`,
-      values: [run.id, ready],
-    });
-    for (const id of ready) byId.get(id)!.status = 'running';
-  }
+  for (const id of ready) byId.get(id)!.status = 'running';
 
   const total = nodes.length;
   if (completed.size === total) {
@@ -51,9 +43,14 @@ export async function advance(
 
   // current_node: the first dispatched node in flow order (null while only reviews are open).
   const current = version.graph.nodeIds().find((id) => byId.get(id)?.status === 'running');
+  // Dispatching the ready nodes and the run's progress: one statement, one round trip.
   await client.query({
-    name: 'engine_run_progress_v1',
-    text: `UPDATE runs SET progress = $2, current_node = $3, awaiting_human_review = $4,
+    name: 'engine_dispatch_and_progress_v1',
+    text: `WITH dispatched AS (
+             UPDATE node_executions SET status = 'running', started_at = now()
+              WHERE run_id = $1 AND node_id = ANY($6::text[]) AND status = 'pending'
+           )
+           UPDATE runs SET progress = $2, current_node = $3, awaiting_human_review = $4,
                   started_at = COALESCE(started_at, $5), updated_at = now()
             WHERE id = $1`,
     values: [
@@ -62,6 +59,7 @@ export async function advance(
       current ? byId.get(current)!.node_type : null,
       nodes.some((n) => n.status === 'waiting_review'),
       startedAt,
+      ready,
     ],
   });
   return ready.map((id) => ({ nodeId: id, attempt: byId.get(id)!.attempt, nodeType: byId.get(id)!.node_type }));
@@ -85,21 +83,34 @@ async function completeRun(
   const outputAssets = results.flatMap((r) =>
     ASSET_RESULT_TYPES.has(r.type) && Array.isArray(r.value) ? r.value.filter((v) => typeof v === 'string') : [],
   );
-  if (outputAssets.length > 0) {
-    await client.query({
-      name: 'engine_mark_output_assets_v1',
-      text: `UPDATE assets SET asset_type = 'output', updated_at = now()
-              WHERE run_id = $1 AND id = ANY($2::uuid[]) AND asset_type = 'intermediate'`,
-      values: [run.id, outputAssets],
-    });
-  }
   const cost = actualCost(run, nodes);
+  // The run's completion, its output assets and its settlement ledger lines in one statement.
+  const ledger = settlementLines(run, cost, uuidv7);
   await client.query({
-    name: 'engine_complete_run_v1',
-    text: `UPDATE runs SET status = 'completed', progress = 1, current_node = NULL, awaiting_human_review = false,
+    name: 'engine_complete_run_v2',
+    text: `WITH outputs AS (
+             UPDATE assets SET asset_type = 'output', updated_at = now()
+              WHERE run_id = $1 AND id = ANY($5::uuid[]) AND asset_type = 'intermediate'
+           ), ledger AS (
+             INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
+             SELECT unnest($6::uuid[]), $7::uuid, $1, unnest($8::"LedgerKind"[]), unnest($9::int[]), unnest($10::text[])
+           )
+           UPDATE runs SET status = 'completed', progress = 1, current_node = NULL, awaiting_human_review = false,
                   results = $2, cost = $3, started_at = COALESCE(started_at, $4), completed_at = now(), updated_at = now()
             WHERE id = $1`,
-    values: [run.id, JSON.stringify(results), cost, startedAt],
+    values: [
+      run.id,
+      JSON.stringify(results),
+      cost,
+      startedAt,
+      outputAssets,
+      ledger.ids,
+      run.organization_id,
+      ledger.kinds,
+      ledger.amounts,
+      ledger.notes,
+    ],
   });
-  await settleCredits(client, run, cost, uuidv7);
+  settleBalanceAtCommit(client, run, cost);
+  run.ended = { status: 'completed', failureReason: null, cost };
 }

@@ -1,7 +1,8 @@
 import { ConflictError, NotFoundError } from '@weft/errors';
 import type { EngineCore } from './engine-core';
+import { reportRunEnded } from './engine-hooks';
 import { uuidv7 } from './ids';
-import { endRun, loadNodes, lockRun } from './run-rows';
+import { endRun, loadNodes, lockRun, type RunRow } from './run-rows';
 import { withTransaction } from './tx';
 
 /**
@@ -13,14 +14,16 @@ import { withTransaction } from './tx';
  * 409 when the run has already ended, 404 when it is not the caller's.
  */
 export async function cancelRun(core: EngineCore, orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void> {
+  let locked: RunRow | undefined;
   const inFlight = await withTransaction(core.db.pool, async (client) => {
-    const run = await lockRun(client, runId, orgId);
+    const run = (locked = await lockRun(client, runId, orgId));
     if (!run || run.kind !== kind) throw new NotFoundError('Run');
     if (run.status !== 'in_progress') throw new ConflictError(`Run has already ended (${run.status})`);
     const nodes = await loadNodes(client, run.id);
     await endRun(client, run, nodes, { status: 'canceled', reason: 'canceled', error: null }, uuidv7);
     return nodes.filter((n) => n.status === 'running');
   });
+  reportRunEnded(core, locked);
   await core.cancelBus.announce(runId);
   await core.dispatcher.drop(
     runId,

@@ -2,6 +2,7 @@ import type { ProposedOutput } from '@weft/contracts';
 import { ConflictError, NotFoundError } from '@weft/errors';
 import { advance, type Dispatch } from './advance';
 import type { EngineCore } from './engine-core';
+import { reportRunEnded } from './engine-hooks';
 import { approvedOutput } from './review-output';
 import { loadNodes, lockRun, type RunRow } from './run-rows';
 import { withTransaction } from './tx';
@@ -35,8 +36,9 @@ export async function decideReview(
   reviewId: string,
   input: ReviewDecisionInput,
 ): Promise<void> {
+  let locked: RunRow | undefined;
   const dispatch = await withTransaction(core.db.pool, async (client) => {
-    const run = await lockRun(client, runId, orgId);
+    const run = (locked = await lockRun(client, runId, orgId));
     if (!run) throw new NotFoundError('Run');
     const { rows } = await client.query<ReviewRow>(
       'SELECT node_id, status, proposed_output FROM reviews WHERE id = $1 AND run_id = $2',
@@ -51,6 +53,7 @@ export async function decideReview(
       ? approve(core, client, run, reviewId, review, input.output)
       : retry(core, client, run, reviewId, review);
   });
+  reportRunEnded(core, locked);
   await core.dispatcher.dispatch(runId, dispatch);
 }
 

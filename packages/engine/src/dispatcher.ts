@@ -1,5 +1,6 @@
 import { nodeKind } from '@weft/nodes';
 import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
+import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -46,11 +47,13 @@ export class Dispatcher {
     try {
       await Promise.all(
         nodes.map((node) => {
-          const data = { runId, nodeId: node.nodeId, attempt: node.attempt };
-          return this.queueFor(node.nodeType).add('execute-node', data, {
-            ...EXECUTE_NODE_JOB_OPTIONS,
-            jobId: executeNodeJobId(data),
-          });
+          const data: ExecuteNodeJob = { runId, nodeId: node.nodeId, attempt: node.attempt, nodeType: node.nodeType };
+          const queue = this.queueFor(node.nodeType);
+          const jobId = executeNodeJobId(data);
+          // A producer span when tracing; its context rides in the payload to the worker.
+          return traceEnqueue(queue.name, jobId, data, (carrier) =>
+            queue.add('execute-node', Object.assign(data, carrier), { ...EXECUTE_NODE_JOB_OPTIONS, jobId }),
+          );
         }),
       );
       return true;

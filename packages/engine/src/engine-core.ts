@@ -1,8 +1,10 @@
 import type { Db } from '@weft/db';
+import type { AssetJobProducer } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Logger } from 'pino';
 import type { CancelBus, InFlight } from './cancel-bus';
 import type { Dispatcher } from './dispatcher';
+import type { EngineHooks } from './engine-hooks';
 import type { VersionCache } from './flow-cache';
 
 /** What every use case of the engine works with; built once per process by createEngine. */
@@ -14,6 +16,10 @@ export interface EngineCore {
   inFlight: InFlight;
   logger: Logger;
   outboundAllowList: readonly string[];
+  /** Observers (metrics), told about runs after their transactions commit. */
+  hooks: EngineHooks;
   /** Object storage: needed by processes that execute nodes (workers), not by the gateway. */
   requireStorage(): Storage;
+  /** Processing (thumbnail, metadata) of the files nodes produce; absent in processes that execute no node. */
+  assetJobs?: AssetJobProducer;
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@weft/db';
-import type { ExecuteNodeJob } from '@weft/queue';
+import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { cancelRun } from './cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review';
 import { Dispatcher, type RunQueues } from './dispatcher';
 import type { EngineCore } from './engine-core';
+import { notify, type EngineHooks } from './engine-hooks';
 import { executeNode } from './execute-node';
 import { VersionCache } from './flow-cache';
 import { reconcile, type ReconcileReport } from './reconcile';
@@ -21,7 +22,11 @@ export interface EngineOptions {
   redisPrefix: string;
   logger: Logger;
   storage?: Storage;
+  /** Where produced files are sent for processing (workers). */
+  assetJobs?: AssetJobProducer;
   outboundAllowList?: readonly string[];
+  /** Observers of runs started and ended (the process's metrics). */
+  hooks?: EngineHooks;
   /**
    * Fault injection for durability tests only: called after a run's
    * transaction committed and before its first jobs are enqueued.
@@ -49,6 +54,8 @@ export function createEngine(options: EngineOptions): Engine {
     inFlight: new InFlight(),
     logger: options.logger,
     outboundAllowList: options.outboundAllowList ?? [],
+    hooks: options.hooks ?? {},
+    ...(options.assetJobs ? { assetJobs: options.assetJobs } : {}),
     requireStorage() {
       if (!options.storage) throw new Error('This process has no object storage: it cannot execute nodes');
       return options.storage;
@@ -59,6 +66,7 @@ export function createEngine(options: EngineOptions): Engine {
     versions: core.versions,
     async startRun(input) {
       const started = await startRun(core.db.pool, core.versions, input);
+      reportStarted(core, input, started);
       options.afterCreateCommit?.(started.id);
       await core.dispatcher.dispatch(started.id, started.dispatch);
       return started;
@@ -68,4 +76,18 @@ export function createEngine(options: EngineOptions): Engine {
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),
   };
+}
+
+/** A created run, and its end when it ended at once (insufficient credits, or no node to execute). */
+function reportStarted(core: EngineCore, input: StartRunInput, started: StartedRun): void {
+  const reservedCredits = started.failureReason === 'insufficient_credits' ? 0 : input.estimatedCost;
+  notify(core, 'runStarted', { kind: input.kind, reservedCredits });
+  if (started.status === 'in_progress') return;
+  notify(core, 'runEnded', {
+    kind: input.kind,
+    status: started.status,
+    failureReason: started.failureReason,
+    reservedCredits,
+    chargedCredits: 0,
+  });
 }

@@ -4,15 +4,17 @@ import { executorFor, NodeFailure, timeoutOf, type NodeContext, type NodeResult,
 import type { ExecuteNodeJob } from '@weft/queue';
 import { derivedUuid } from './ids';
 import type { EngineCore } from './engine-core';
+import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
 import { nodeAssets } from './node-assets';
-import { lockRun, loadNodes, type NodeRow, type RunRow } from './run-rows';
+import { lockRun, type NodeRow, type RunRow } from './run-rows';
 import { advance } from './advance';
 import { TransientError } from './transient';
 import { Rollback, withTransaction } from './tx';
 
 interface ExecutionRow extends RunRow {
   inputs: RunInput[];
+  nodes: NodeRow[] | null;
 }
 
 /** Port → upstream value(s), from the node's links and the upstream rows. */
@@ -34,15 +36,20 @@ function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<strin
  */
 export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promise<void> {
   const { pool } = core.db;
+  // The run and its node rows in one round trip: this read happens for every node.
   const runs = await pool.query<ExecutionRow>({
-    name: 'engine_load_run_for_node_v1',
-    text: `SELECT id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, inputs
-             FROM runs WHERE id = $1`,
+    name: 'engine_load_run_for_node_v2',
+    text: `SELECT r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
+                  r.reserved_credits, r.inputs,
+                  (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
+                                                     'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
+                     FROM node_executions n WHERE n.run_id = r.id) AS nodes
+             FROM runs r WHERE r.id = $1`,
     values: [job.runId],
   });
   const run = runs.rows[0];
   if (!run || run.status !== 'in_progress') return;
-  const nodes = await loadNodes(pool, job.runId);
+  const nodes = run.nodes ?? [];
   const row = nodes.find((n) => n.node_id === job.nodeId);
   if (!row || row.status !== 'running' || row.attempt !== job.attempt) return;
 
@@ -63,13 +70,18 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
     inputs: resolveInputs(node, new Map(nodes.map((n) => [n.node_id, n]))),
     runInput: run.inputs.find((i) => i.id === node.id)?.value,
     signal,
-    assets: nodeAssets(pool, core.requireStorage(), {
-      runId: run.id,
-      nodeId: node.id,
-      attempt: job.attempt,
-      organizationId: run.organization_id,
-      agentId: run.agent_id,
-    }),
+    assets: nodeAssets(
+      pool,
+      core.requireStorage(),
+      {
+        runId: run.id,
+        nodeId: node.id,
+        attempt: job.attempt,
+        organizationId: run.organization_id,
+        agentId: run.agent_id,
+      },
+      core.assetJobs,
+    ),
     outboundAllowList: core.outboundAllowList,
   };
 
@@ -101,19 +113,32 @@ function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFa
 }
 
 async function completeNode(core: EngineCore, job: ExecuteNodeJob, result: NodeResult, startedAt: Date) {
+  let locked: RunRow | undefined;
   const dispatch = await withTransaction(core.db.pool, async (client) => {
-    const run = await lockRun(client, job.runId);
+    const run = (locked = await lockRun(client, job.runId));
     if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
     const status = result.review ? 'waiting_review' : 'completed';
-    const updated = await client.query({
+    // This node's completion and the run's other node rows in one statement.
+    // It runs after the run lock was granted, so its snapshot holds every
+    // sibling that completed before us; our own row comes from RETURNING.
+    const { rows: nodes } = await client.query<NodeRow & { settled: boolean }>({
       // started_at becomes the executor's start (it held the dispatch time), in the commit that happens anyway.
-      name: 'engine_complete_node_v2',
-      text: `UPDATE node_executions SET status = $3::"NodeStatus", output = $4, cost = cost + $5, started_at = $7,
-                    completed_at = CASE WHEN $3 = 'completed' THEN now() END
-              WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $6`,
+      name: 'engine_complete_node_v3',
+      text: `WITH settled AS (
+               UPDATE node_executions SET status = $3::"NodeStatus", output = $4, cost = cost + $5, started_at = $7,
+                      completed_at = CASE WHEN $3 = 'completed' THEN now() END
+                WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $6
+                RETURNING node_id, node_type, status, attempt, cost
+             )
+             SELECT node_id, node_type, status, attempt, cost, NULL::jsonb AS output, true AS settled FROM settled
+             UNION ALL
+             SELECT node_id, node_type, status, attempt, cost, output, false FROM node_executions
+              WHERE run_id = $1 AND node_id <> $2`,
       values: [job.runId, job.nodeId, status, JSON.stringify(result.output), result.cost ?? 0, job.attempt, startedAt],
     });
-    if (updated.rowCount === 0) throw new Rollback('node already settled');
+    const own = nodes.find((n) => n.settled);
+    if (!own) throw new Rollback('node already settled');
+    own.output = result.output;
     if (result.review) {
       // Keyed by (run, node, attempt): a second execution of this attempt cannot open a second review.
       await client.query({
@@ -130,10 +155,11 @@ async function completeNode(core: EngineCore, job: ExecuteNodeJob, result: NodeR
     }
     const version = await core.versions.version(run.agent_version_id);
     const spec = await core.versions.resultSpec(run.agent_version_id, run.app_id);
-    return advance(client, run, await loadNodes(client, run.id), version, spec, startedAt);
+    return advance(client, run, nodes, version, spec, startedAt);
   }).catch((err: unknown) => {
     if (err instanceof Rollback) return [];
     throw err;
   });
+  reportRunEnded(core, locked);
   await core.dispatcher.dispatch(job.runId, dispatch);
 }

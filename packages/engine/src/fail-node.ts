@@ -1,8 +1,10 @@
 import type { NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
+import { markNodeFailed } from '@weft/telemetry';
 import type { EngineCore } from './engine-core';
+import { reportRunEnded } from './engine-hooks';
 import { uuidv7 } from './ids';
-import { endRun, loadNodes, lockRun, type NodeRow } from './run-rows';
+import { endRun, loadNodes, lockRun, type NodeRow, type RunRow } from './run-rows';
 import { Rollback, withTransaction } from './tx';
 
 /**
@@ -12,8 +14,9 @@ import { Rollback, withTransaction } from './tx';
  * executing on any worker are told to abort.
  */
 export async function failNode(core: EngineCore, job: ExecuteNodeJob, failure: NodeFailure): Promise<void> {
+  let locked: RunRow | undefined;
   const ended = await withTransaction(core.db.pool, async (client) => {
-    const run = await lockRun(client, job.runId);
+    const run = (locked = await lockRun(client, job.runId));
     if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
     const updated = await client.query({
       name: 'engine_fail_node_v1',
@@ -29,6 +32,11 @@ export async function failNode(core: EngineCore, job: ExecuteNodeJob, failure: N
     if (err instanceof Rollback) return undefined;
     throw err;
   });
+  reportRunEnded(core, locked);
+  markNodeFailed(failure.reason, failure.message);
+  // One line per node failure (provider errors, timeouts, bad input); its run and
+  // node come from the log context of the job being processed.
+  if (ended) core.logger.info({ reason: failure.reason, error: failure.message }, 'node failed; its run ended');
   if (ended && ended.length > 0) {
     await core.cancelBus.announce(job.runId);
     await core.dispatcher.drop(

@@ -2,6 +2,7 @@
 // storage and the node executors. Processes build one Engine over their own
 // clients (the gateway to start, decide and cancel; workers to execute and reconcile).
 export { createEngine, type Engine, type EngineOptions } from './engine';
+export type { EngineHooks, NodeJobFact, RunEndedFact, RunStartedFact } from './engine-hooks';
 export { createRunQueues, type RunQueues } from './dispatcher';
 export { InFlight, listenForCancellations } from './cancel-bus';
 export { TransientError } from './transient';

@@ -1,5 +1,6 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { NodeFailure, type NodeAssets, type ProducedFile, type StoredAsset } from '@weft/nodes';
+import type { AssetJobProducer } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Pool } from 'pg';
 import { derivedUuid } from './ids';
@@ -33,7 +34,12 @@ async function storageCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
  * object is overwritten and the row inserted only once, so a redelivered
  * attempt registers nothing twice.
  */
-export function nodeAssets(pool: Pool, storage: Storage, scope: NodeScope): NodeAssets {
+export function nodeAssets(
+  pool: Pool,
+  storage: Storage,
+  scope: NodeScope,
+  assetJobs: AssetJobProducer | undefined,
+): NodeAssets {
   return {
     async read(assetId: string, signal: AbortSignal): Promise<StoredAsset> {
       const { rows } = await pool.query<{
@@ -87,6 +93,9 @@ export function nodeAssets(pool: Pool, storage: Storage, scope: NodeScope): Node
           JSON.stringify(file.metadata ?? {}),
         ],
       });
+      // Processed like an upload (thumbnail, metadata). Also on a redelivered attempt, whose
+      // first execution may have died before this line: the job id is per asset, so it is added once.
+      await assetJobs?.enqueueProcessing(id);
       return id;
     },
   };

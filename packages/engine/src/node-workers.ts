@@ -1,11 +1,14 @@
 import type { Db } from '@weft/db';
-import { createWorkerConnection, ExecuteNodeJob, RUN_QUEUES } from '@weft/queue';
+import { createAssetJobProducer, createWorkerConnection, ExecuteNodeJob, RUN_QUEUES } from '@weft/queue';
 import type { Storage } from '@weft/storage';
+import { traceNodeJob, withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { listenForCancellations } from './cancel-bus';
 import { createRunQueues } from './dispatcher';
 import { createEngine, type Engine } from './engine';
+import type { EngineHooks } from './engine-hooks';
+import { timeNodeJobs } from './job-timing';
 
 export interface NodeWorkersOptions {
   db: Db;
@@ -20,6 +23,8 @@ export interface NodeWorkersOptions {
   outboundAllowList: readonly string[];
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
+  /** Observers (the worker's metrics): runs ended here and node job timings. */
+  hooks?: EngineHooks;
 }
 
 export interface NodeWorkers {
@@ -39,6 +44,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   const subscriber = createWorkerConnection(options.redisUrl);
   for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const queues = createRunQueues(connection, options.redisPrefix);
+  const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
   const engine = createEngine({
     db: options.db,
     queues,
@@ -47,6 +53,8 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     logger,
     storage: options.storage,
     outboundAllowList: options.outboundAllowList,
+    assetJobs,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
 
@@ -55,8 +63,14 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   const processor = async (job: Job<unknown>) => {
     const parsed = ExecuteNodeJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError('malformed execute-node payload');
-    await engine.executeNode(parsed.data);
+    const data = parsed.data;
+    // Every line logged while the node executes, by any code, names its run and
+    // node; when tracing, the execution is a span continuing the dispatcher's trace.
+    await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
+      traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () => engine.executeNode(data)),
+    );
   };
+  const timed = timeNodeJobs(processor, options.hooks, logger);
   const common = {
     connection,
     prefix: options.redisPrefix,
@@ -65,12 +79,16 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     maxStalledCount: 2,
   };
   const workers = [
-    new Worker(RUN_QUEUES.light, processor, { ...common, concurrency: options.lightConcurrency }),
-    new Worker(RUN_QUEUES.heavy, processor, { ...common, concurrency: options.heavyConcurrency }),
+    new Worker(RUN_QUEUES.light, timed, { ...common, concurrency: options.lightConcurrency }),
+    new Worker(RUN_QUEUES.heavy, timed, { ...common, concurrency: options.heavyConcurrency }),
   ];
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'queue worker error'));
-    worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'node job attempt failed'));
+    worker.on('failed', (job, err) => {
+      // Outside the processor (and its log context): the ids come from the payload.
+      const { runId, nodeId } = (job?.data ?? {}) as Partial<ExecuteNodeJob>;
+      logger.warn({ runId, nodeId, jobId: job?.id, err: err.message }, 'node job attempt failed');
+    });
   }
   const reconciler = startReconcileLoop(engine, options.reconcileIntervalMs, options.reconcileStaleMs, logger);
 
@@ -80,6 +98,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
       await reconciler.stop();
       await Promise.all(workers.map((w) => w.close()));
       await queues.close();
+      await assetJobs.close();
       subscriber.disconnect();
       connection.disconnect();
     },

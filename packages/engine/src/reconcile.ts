@@ -1,5 +1,6 @@
 import { NodeFailure } from '@weft/nodes';
 import { executeNodeJobId } from '@weft/queue';
+import { withLogContext } from '@weft/telemetry';
 import type { EngineCore } from './engine-core';
 import { failNode } from './fail-node';
 
@@ -47,7 +48,9 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
       report.requeued++;
     } else if ((await job.getState()) === 'failed') {
       core.logger.error({ ...data, reason: job.failedReason }, 'node job failed for good; ending its run');
-      await failNode(core, data, new NodeFailure('unknown', `Node '${node.node_id}' could not be executed`));
+      await withLogContext({ runId: node.run_id, nodeId: node.node_id }, () =>
+        failNode(core, data, new NodeFailure('unknown', `Node '${node.node_id}' could not be executed`)),
+      );
       report.failed++;
     }
   }

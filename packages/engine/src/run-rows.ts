@@ -1,6 +1,7 @@
 import type { FailureReason, NodeType } from '@weft/contracts';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
+import { atCommit, sqlLiteral } from './tx';
 
 // The rows the engine reads and locks, and the statements over them.
 
@@ -13,6 +14,8 @@ export interface RunRow {
   app_id: string | null;
   status: 'in_progress' | 'completed' | 'failed' | 'canceled';
   reserved_credits: number;
+  /** Set by endRun or completeRun when this transaction ends the run: reported to the hooks after the commit. */
+  ended?: { status: 'completed' | 'failed' | 'canceled'; failureReason: FailureReason | null; cost: number };
 }
 
 export type NodeStatus = 'pending' | 'running' | 'waiting_review' | 'completed' | 'failed' | 'canceled' | 'skipped';
@@ -68,35 +71,53 @@ export function actualCost(run: RunRow, nodes: NodeRow[]): number {
   return Math.min(incurred, run.reserved_credits);
 }
 
+export interface SettlementLines {
+  ids: string[];
+  kinds: ('release' | 'charge')[];
+  amounts: number[];
+  notes: string[];
+}
+
+/** The ledger lines that give back the reservation and charge `cost` (none when both are zero). */
+export function settlementLines(run: RunRow, cost: number, newId: () => string): SettlementLines {
+  const lines = [
+    { kind: 'release' as const, amount: run.reserved_credits, note: 'reservation released' },
+    { kind: 'charge' as const, amount: -cost, note: 'run cost' },
+  ].filter((line) => line.amount !== 0);
+  return {
+    ids: lines.map(() => newId()),
+    kinds: lines.map((l) => l.kind),
+    amounts: lines.map((l) => l.amount),
+    notes: lines.map((l) => l.note),
+  };
+}
+
 /**
  * Gives back the reservation and charges `cost`, with one ledger line each,
- * so the ledger explains the balance line by line.
+ * so the ledger explains the balance line by line. The balance itself moves
+ * with the COMMIT (see atCommit): every run of an organization settles
+ * against its one row.
  */
 export async function settleCredits(client: PoolClient, run: RunRow, cost: number, newId: () => string): Promise<void> {
-  if (run.reserved_credits === 0 && cost === 0) return;
-  // The ledger lines first: the organization row's lock is held until COMMIT.
-  const lines = [
-    { kind: 'release', amount: run.reserved_credits, note: 'reservation released' },
-    { kind: 'charge', amount: -cost, note: 'run cost' },
-  ].filter((line) => line.amount !== 0);
+  const lines = settlementLines(run, cost, newId);
+  if (lines.ids.length === 0) return;
   await client.query({
-    name: 'engine_ledger_settle_v1',
+    name: 'engine_ledger_settle_v2',
     text: `INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
            SELECT unnest($1::uuid[]), $2::uuid, $3::uuid, unnest($4::"LedgerKind"[]), unnest($5::int[]), unnest($6::text[])`,
-    values: [
-      lines.map(() => newId()),
-      run.organization_id,
-      run.id,
-      lines.map((l) => l.kind),
-      lines.map((l) => l.amount),
-      lines.map((l) => l.note),
-    ],
+    values: [lines.ids, run.organization_id, run.id, lines.kinds, lines.amounts, lines.notes],
   });
-  await client.query({
-    name: 'engine_settle_credits_v1',
-    text: 'UPDATE organizations SET credits = credits + $2 WHERE id = $1',
-    values: [run.organization_id, run.reserved_credits - cost],
-  });
+  settleBalanceAtCommit(client, run, cost);
+}
+
+/** The balance moves by the settlement lines (the reservation back, the cost charged) with the COMMIT. */
+export function settleBalanceAtCommit(client: PoolClient, run: RunRow, cost: number): void {
+  const delta = run.reserved_credits - cost;
+  if (delta === 0) return;
+  atCommit(
+    client,
+    `UPDATE organizations SET credits = credits + ${sqlLiteral(delta)} WHERE id = ${sqlLiteral(run.organization_id)}`,
+  );
 }
 
 export interface EndState {
@@ -136,4 +157,5 @@ export async function endRun(
     values: [run.id],
   });
   await settleCredits(client, run, cost, newId);
+  run.ended = { status: end.status, failureReason: end.reason, cost };
 }

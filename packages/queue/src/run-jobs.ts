@@ -17,15 +17,33 @@ export const ExecuteNodeJob = z.object({
   runId: z.uuid(),
   nodeId: z.string().min(1),
   attempt: z.number().int().min(0),
+  /**
+   * The node's type, for observability only (span attributes, metric labels)
+   * so the worker need not query for it before executing; PostgreSQL decides
+   * what runs. Optional: jobs enqueued by an older version lack it.
+   */
+  nodeType: z.string().min(1).optional(),
+  /**
+   * W3C trace context of the enqueue (the `traceparent` and `tracestate`
+   * headers' values), present only when the producer traces: the worker's
+   * span for this node continues the trace that dispatched it.
+   */
+  traceparent: z.string().max(256).optional(),
+  tracestate: z.string().max(512).optional(),
 });
 export type ExecuteNodeJob = z.infer<typeof ExecuteNodeJob>;
 
 /**
  * Deterministic per (run, node, attempt): enqueueing the same dispatch twice
  * (after a crash, by the reconciler) adds one job. BullMQ reserves ':' in ids,
- * so the node id is URI-encoded.
+ * so the node id is URI-encoded. Only the ids count: the trace context and
+ * node type never change the id, so a traced and an untraced enqueue collide.
  */
-export function executeNodeJobId({ runId, nodeId, attempt }: ExecuteNodeJob): string {
+export function executeNodeJobId({
+  runId,
+  nodeId,
+  attempt,
+}: Pick<ExecuteNodeJob, 'runId' | 'nodeId' | 'attempt'>): string {
   return `${runId}.${attempt}.${encodeURIComponent(nodeId).replace(/\./g, '%2E')}`;
 }
 

@@ -41,6 +41,8 @@ export interface RateLimiterOptions {
   logger: WarnLogger;
   /** A store answer slower than this counts as a store failure. */
   storeTimeoutMs?: number;
+  /** Told about every refusal (the gateway's weft_rate_limit_rejections_total). */
+  onRejected?: (bucket: RateBucket) => void;
 }
 
 const WINDOW_SECONDS = 60;
@@ -82,6 +84,7 @@ export function createRateLimiter({
   limits,
   logger,
   storeTimeoutMs = 1000,
+  onRejected,
 }: RateLimiterOptions): RequestRateLimiter {
   const buckets = {} as Record<RateBucket, { limit: number; store: RateLimiterRedis; fallback: RateLimiterMemory }>;
   for (const bucket of ['default', 'create'] as const) {
@@ -116,7 +119,10 @@ export function createRateLimiter({
     try {
       return toState(limit, await fallback.consume(subject));
     } catch (res) {
-      if (res instanceof RateLimiterRes) throw limitedError(toState(limit, res));
+      if (res instanceof RateLimiterRes) {
+        onRejected?.(bucket);
+        throw limitedError(toState(limit, res));
+      }
       throw res;
     }
   }
@@ -128,7 +134,10 @@ export function createRateLimiter({
         return toState(limit, await withTimeout(store.consume(subject), storeTimeoutMs));
       } catch (res) {
         // rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when the store failed.
-        if (res instanceof RateLimiterRes) throw limitedError(toState(limit, res));
+        if (res instanceof RateLimiterRes) {
+          onRejected?.(bucket);
+          throw limitedError(toState(limit, res));
+        }
         warnStoreFailed(res);
         return consumeFallback(bucket, subject);
       }

@@ -22,7 +22,9 @@ const escapeKey = (key: string) => key.split('/').map(encodeURIComponent).join('
 
 /** Where a GET of `key` goes: path-style on a custom endpoint, virtual-hosted on AWS. */
 function objectLocation(storage: Storage, key: string) {
-  const { endpoint, forcePathStyle, region } = storage.config;
+  const { forcePathStyle, region } = storage.config;
+  // The signature covers the host: sign for the address the client will use.
+  const endpoint = storage.config.publicEndpoint ?? storage.config.endpoint;
   const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
   const virtualHost = !forcePathStyle && !endpoint;
   const hostname = virtualHost ? `${storage.bucket}.${base.hostname}` : base.hostname;

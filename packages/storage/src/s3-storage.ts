@@ -2,6 +2,12 @@ import { HeadBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/clien
 
 export interface StorageConfig {
   endpoint?: string;
+  /**
+   * The endpoint clients outside the deployment reach the same store on, for
+   * presigned URLs (e.g. http://localhost:9000 when the servers use http://minio:9000
+   * inside a compose network). Default: `endpoint`.
+   */
+  publicEndpoint?: string;
   region: string;
   bucket: string;
   accessKeyId: string;
@@ -51,6 +57,7 @@ export function createStorage(config: StorageConfig): Storage {
 /** Maps the S3_* settings every process shares onto a StorageConfig. */
 export function storageConfigFromEnv(env: {
   S3_ENDPOINT?: string | undefined;
+  S3_PUBLIC_ENDPOINT?: string | undefined;
   S3_REGION: string;
   S3_BUCKET: string;
   S3_ACCESS_KEY_ID: string;
@@ -65,5 +72,6 @@ export function storageConfigFromEnv(env: {
     forcePathStyle: env.S3_FORCE_PATH_STYLE,
   };
   if (env.S3_ENDPOINT) config.endpoint = env.S3_ENDPOINT;
+  if (env.S3_PUBLIC_ENDPOINT) config.publicEndpoint = env.S3_PUBLIC_ENDPOINT;
   return config;
 }

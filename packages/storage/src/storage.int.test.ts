@@ -116,6 +116,31 @@ test('presigned URLs work without credentials and stay stable within a window', 
   expect(await res.text()).toBe('hello');
 });
 
+test('a public endpoint: URLs are signed for the address clients use, not the one servers use', async () => {
+  // Servers reach the store on 127.0.0.1 (compose: http://minio:9000), clients on localhost.
+  const internal = new URL(env.s3.endpoint!);
+  const publicEndpoint = `http://localhost:${internal.port}`;
+  const outside = createStorage({ ...env.s3, publicEndpoint });
+  try {
+    await putObject(storage, 'orgs/o/assets/p/original', Buffer.from('public'), 'text/plain');
+    const now = () => Date.parse('2026-01-01T00:10:00Z');
+    const url = await createUrlSigner(outside, { ttlSeconds: 600, now }).urlFor('orgs/o/assets/p/original');
+    const inside = await createUrlSigner(storage, { ttlSeconds: 600, now }).urlFor('orgs/o/assets/p/original');
+    expect(url.startsWith(`${publicEndpoint}/`)).toBe(true);
+    // Signed for that host (the host header is part of SigV4's canonical request), not
+    // the internal URL with its host rewritten, which S3 and MinIO would refuse.
+    const signature = (u: string) => new URL(u).searchParams.get('X-Amz-Signature');
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('host');
+    expect(signature(url)).not.toBe(signature(inside));
+    const live = await createUrlSigner(outside, { ttlSeconds: 600 }).urlFor('orgs/o/assets/p/original');
+    const res = await fetch(live);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('public');
+  } finally {
+    outside.close();
+  }
+});
+
 test('a CDN base makes plain URLs', async () => {
   const cdn = createUrlSigner(storage, { ttlSeconds: 60, publicBaseUrl: 'https://cdn.test/x/' });
   expect(await cdn.urlFor('orgs/o/assets/a b/original')).toBe('https://cdn.test/x/orgs/o/assets/a%20b/original');

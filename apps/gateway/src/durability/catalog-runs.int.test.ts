@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { uuidv7 } from '@weft/engine';
+import { ASSET_QUEUE, processAssetJobId } from '@weft/queue';
+import { Queue } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
 import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
@@ -54,7 +56,7 @@ test('post-idea-review: parks, then completes with the approved prompt', async (
   expect(done).toMatchObject({ status: 'completed', results: [expect.objectContaining({ value: 'tea / formal' })] });
 });
 
-test('square-image: both crops are produced as output assets', async () => {
+test('square-image: both crops are produced as output assets, each queued for processing at once', async () => {
   const { storage, db } = stack.gw.deps;
   const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: 'red' } })
     .jpeg()
@@ -77,4 +79,15 @@ test('square-image: both crops are produced as output assets', async () => {
   expect(done.status).toBe('completed');
   const outputs = await db.prisma.asset.findMany({ where: { runId: done.id, assetType: 'output' } });
   expect(outputs.map((a) => a.mediaExtension)).toEqual(['jpg', 'jpg']);
+  // Not left to the sweeper (which only looks every ASSET_SWEEP_INTERVAL_MS): the worker that
+  // produced each file asked for its thumbnail and metadata as it registered it.
+  const assetQueue = new Queue(ASSET_QUEUE, { connection: stack.gw.deps.redis, prefix: stack.gw.config.REDIS_PREFIX });
+  try {
+    for (const asset of outputs) {
+      const job = await assetQueue.getJob(processAssetJobId({ assetId: asset.id }));
+      expect(job?.data).toEqual({ assetId: asset.id });
+    }
+  } finally {
+    await assetQueue.close();
+  }
 });

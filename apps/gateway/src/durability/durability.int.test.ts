@@ -1,8 +1,5 @@
 import type { Flow } from '@weft/contracts';
-import { createEngine, createRunQueues } from '@weft/engine';
-import { createProducerConnection } from '@weft/queue';
 import { waitFor } from '@weft/testing';
-import pino from 'pino';
 import request from 'supertest';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
@@ -10,9 +7,11 @@ import { runInvariantViolations } from '../testing/invariants';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
-// Durability with real worker processes: a worker killed mid-run, Redis losing
-// the queues, a crash between commit and enqueue, a graceful SIGTERM, cancel
-// racing completion. Each test ends with the shared invariant check.
+// Durability with real worker processes: a worker killed mid-run, a graceful
+// SIGTERM, cancel racing completion. Each test ends with the shared invariant
+// check. A gateway process dying between commit and enqueue and a FLUSHALL of
+// Redis are in process-faults.int.test.ts; database and Redis outages during a
+// node in transient-errors.int.test.ts.
 
 jest.setTimeout(60_000);
 
@@ -115,57 +114,6 @@ test('a worker SIGKILLed mid-run: another finishes its runs from the last comple
   expect(inputs.every((n) => n.status === 'completed' && n.attempt === 0)).toBe(true);
   b.child.kill('SIGTERM');
   expect((await b.exited).code).toBe(0);
-  await expectInvariants();
-});
-
-test('Redis losing every queue key during runs: the reconciler re-enqueues from PostgreSQL', async () => {
-  const worker = await spawnWorker();
-  const ids = await createRuns(6);
-  await waitFor('a provider call in flight', () => provider.received.filter((r) => r.path === '/delay').length > 8);
-  // FLUSHALL, limited to this test's prefix because other test files share the Redis server.
-  const keys = await stack.gw.deps.redis.keys(`${stack.gw.config.REDIS_PREFIX}:nodes-*`);
-  if (keys.length) await stack.gw.deps.redis.del(...keys);
-  const runs = await waitAllEnded(ids);
-  expect(runs.map((r) => r.status)).toEqual(ids.map(() => 'completed'));
-  worker.child.kill('SIGTERM');
-  await worker.exited;
-  await expectInvariants();
-});
-
-test('a crash between the commit and the enqueue: the run is found and executed', async () => {
-  const producer = createProducerConnection(stack.gw.config.REDIS_URL);
-  const queues = createRunQueues(producer, stack.gw.config.REDIS_PREFIX);
-  const crashing = createEngine({
-    db: stack.gw.deps.db,
-    queues,
-    publisher: producer,
-    redisPrefix: stack.gw.config.REDIS_PREFIX,
-    logger: pino({ level: 'silent' }),
-    afterCreateCommit: () => {
-      throw new Error('process died here');
-    },
-  });
-  const version = await stack.gw.deps.db.prisma.agent.findUniqueOrThrow({ where: { id: agentId } });
-  await expect(
-    crashing.startRun({
-      organizationId: org.id,
-      kind: 'agent',
-      agentId,
-      agentVersionId: version.activeVersionId!,
-      appId: null,
-      externalId: 'crashed-create',
-      inputs: [{ id: 'topic', value: 'lost?' }],
-      estimatedCost: 2,
-    }),
-  ).rejects.toThrow('process died here');
-  await queues.close();
-  producer.disconnect();
-  const run = await stack.gw.deps.db.prisma.run.findFirstOrThrow({ where: { externalId: 'crashed-create' } });
-  const worker = await spawnWorker();
-  const [ended] = await waitAllEnded([run.id]);
-  expect(ended!.status).toBe('completed');
-  worker.child.kill('SIGTERM');
-  await worker.exited;
   await expectInvariants();
 });
 

@@ -1,3 +1,4 @@
+import { setHttpRoute } from '@weft/telemetry';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { GatewayDeps } from '../deps';
 import type { AnyRoute } from './define-route';
@@ -20,6 +21,8 @@ export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
     ? express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false })
     : undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
+    // The request's span, when tracing, is named `<METHOD> <route template>`.
+    setHttpRoute(route.path);
     try {
       let auth;
       if (route.auth === 'api') auth = await guardApiRequest(deps, req, res, bucket);

@@ -20,10 +20,13 @@ describe('health', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('/readyz checks the database, Redis and storage', async () => {
+  it('/readyz checks the database, Redis, storage and the Redis eviction policy', async () => {
     const res = await request(gw.app).get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok', storage: 'ok' } });
+    expect(res.body).toEqual({
+      status: 'ok',
+      checks: { database: 'ok', redis: 'ok', storage: 'ok', redis_policy: 'ok' },
+    });
   });
 
   it('/readyz answers 503 naming the dependency that is down', async () => {
@@ -33,7 +36,7 @@ describe('health', () => {
       expect(res.status).toBe(503);
       expect(res.body).toEqual({
         status: 'unavailable',
-        checks: { database: 'ok', redis: 'ok', storage: 'fail' },
+        checks: { database: 'ok', redis: 'ok', storage: 'fail', redis_policy: 'ok' },
       });
     } finally {
       await sibling.close();

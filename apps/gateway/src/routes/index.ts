@@ -6,12 +6,14 @@ import { appRoutes } from './apps/apps.routes';
 import { assetRoutes } from './assets/assets.routes';
 import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
+import { metrics } from './metrics/metrics.routes';
 import { runRoutes } from './runs/runs.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
 const apiRoutes: AnyRoute[] = [
   healthz,
   readyz,
+  metrics,
   ...adminRoutes,
   ...agentRoutes,
   ...appRoutes,

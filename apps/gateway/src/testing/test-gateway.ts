@@ -1,3 +1,4 @@
+import { logContextOptions } from '@weft/telemetry';
 import { createTestEnv, type TestEnv } from '@weft/testing';
 import type { Express } from 'express';
 import pino from 'pino';
@@ -53,7 +54,7 @@ async function buildTestGateway(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const logger = pino({ level: config.LOG_LEVEL });
+  const logger = pino({ level: config.LOG_LEVEL, ...logContextOptions });
   const runtime = createGatewayRuntime({ ...config, DATABASE_POOL_SIZE: 5 }, logger, { redisOfflineQueue: true });
   const { deps } = runtime;
   const app = createApp(deps);

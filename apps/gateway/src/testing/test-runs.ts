@@ -2,7 +2,7 @@ import { createDb } from '@weft/db';
 import { startNodeWorkers, type NodeWorkers } from '@weft/engine';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { waitFor } from '@weft/testing';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import request from 'supertest';
 import { startTestGateway, type TestGateway } from './test-gateway';
 
@@ -20,6 +20,8 @@ export interface WorkerSettings {
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
   outboundAllowList: string[];
+  /** Where the worker logs; silent unless given. */
+  logger?: Logger;
 }
 
 const DEFAULTS: WorkerSettings = {

@@ -10,6 +10,7 @@ import {
   processAssetJobId,
 } from '@weft/queue';
 import { createUrlSigner, type Storage } from '@weft/storage';
+import { withLogContext } from '@weft/telemetry';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { processAsset } from './process-asset';
@@ -71,7 +72,8 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
     const { assetId } = ProcessAssetJob.parse(job.data);
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     try {
-      await processAsset(deps, assetId, { final });
+      // Every line logged while processing, by any code, names the asset.
+      await withLogContext({ assetId }, () => processAsset(deps, assetId, { final }));
     } catch (err) {
       logger.warn({ err: (err as Error).message, assetId, attempt: job.attemptsMade + 1 }, 'asset processing failed');
       // Content that cannot be processed fails the same way every time: no retries.

@@ -1,11 +1,11 @@
-import { ASSET_JOBS, ASSET_QUEUE, PROCESS_ASSET_JOB_OPTIONS, processAssetJobId } from '@weft/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { ASSET_JOBS, ASSET_QUEUE, PROCESS_ASSET_JOB_OPTIONS, processAssetJobId } from './asset-jobs';
 
 export interface AssetJobProducer {
   /**
-   * Asks a worker to process the asset. Never throws: the asset is usable
+   * Asks a worker to process the asset (an upload in the gateway, a file a node produced in a worker). Never throws: the asset is usable
    * without processing, and an asset whose job was not added is found and
    * enqueued by the worker's sweeper.
    */

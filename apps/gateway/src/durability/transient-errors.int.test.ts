@@ -1,0 +1,141 @@
+import type { Flow } from '@weft/contracts';
+import { waitFor } from '@weft/testing';
+import request from 'supertest';
+import { postAgent } from '../testing/catalog-fixtures';
+import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
+import { runInvariantViolations } from '../testing/invariants';
+import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
+import { startRunStack, type RunStack } from '../testing/test-runs';
+import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
+
+// Transient infrastructure errors during a node (issue 4, section 4): a real
+// worker process reaches PostgreSQL or Redis through a TCP proxy, which cuts
+// every connection and refuses new ones for a while, as a database restart or
+// a Redis failover would, while the runs' nodes are executing. The work is
+// retried with backoff: every run completes, none is reported failed, each is
+// charged once, and the worker process survives.
+
+jest.setTimeout(60_000);
+
+let stack: RunStack;
+let provider: FakeProvider;
+let org: { id: string; apiKey: string };
+let agentId: string;
+const proxies: TcpProxy[] = [];
+const processes: WorkerProcess[] = [];
+
+const flow = (url: string): Flow => ({
+  nodes: [
+    { id: 'topic', type: 'text_input' },
+    { id: 'slow', type: 'generic_provider', params: { url, cost: 1 }, inputs: { prompt: 'topic' } },
+    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic', 'slow'] } },
+  ],
+  outputs: [{ id: 'join', type: 'text', description: '' }],
+});
+
+beforeAll(async () => {
+  [stack, provider] = await Promise.all([startRunStack({}, false), startFakeProvider()]);
+  org = await stack.gw.createOrg('Transient', 1_000);
+  agentId = (
+    await postAgent(stack.gw.app, org.apiKey, { flow: flow(provider.url('/delay?ms=700')), estimated_cost: 2 })
+  ).id;
+});
+afterAll(async () => {
+  for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  await Promise.all(processes.map((p) => p.exited));
+  for (const proxy of proxies) await proxy.close();
+  await stack.close();
+  await provider.close();
+});
+
+async function proxyTo(url: string): Promise<TcpProxy> {
+  const u = new URL(url);
+  const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
+  proxies.push(proxy);
+  return proxy;
+}
+
+async function spawnWorker(env: { DATABASE_URL: string; REDIS_URL: string }): Promise<WorkerProcess> {
+  const c = stack.gw.config;
+  const worker = startWorkerProcess({
+    DATABASE_POOL_SIZE: '4',
+    REDIS_PREFIX: c.REDIS_PREFIX,
+    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
+    S3_BUCKET: c.S3_BUCKET,
+    S3_REGION: c.S3_REGION,
+    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
+    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
+    OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+    WORKER_LOCK_DURATION_MS: '3000',
+    RECONCILE_INTERVAL_MS: '500',
+    RECONCILE_STALE_MS: '4000',
+    ...env,
+  });
+  processes.push(worker);
+  await worker.ready;
+  return worker;
+}
+
+async function createRuns(n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await request(stack.gw.app)
+      .post('/runs')
+      .set('X-Api-Key', org.apiKey)
+      .send({ agent_id: agentId, inputs: [{ id: 'topic', value: `t${i}` }] });
+    expect(res.status).toBe(201);
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+async function expectAllCompletedOnce(ids: string[], worker: WorkerProcess) {
+  const { prisma } = stack.gw.deps.db;
+  await waitFor(
+    'every run to end',
+    async () => (await prisma.run.count({ where: { id: { in: ids }, status: 'in_progress' } })) === 0,
+    { timeoutMs: 40_000, intervalMs: 200 },
+  );
+  const runs = await prisma.run.findMany({ where: { id: { in: ids } } });
+  expect(runs.map((r) => [r.status, r.failureReason, r.cost])).toEqual(ids.map(() => ['completed', null, 1]));
+  expect(worker.child.exitCode).toBeNull();
+  expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+}
+
+/** Waits until every run's slow node is executing (its request reached the provider). */
+async function slowNodesInFlight(before: number, n: number) {
+  await waitFor('the slow nodes in flight', () => provider.received.length >= before + n, { intervalMs: 20 });
+}
+
+test('PostgreSQL restarting while nodes execute: their completions are retried, the runs complete', async () => {
+  const pg = await proxyTo(stack.gw.config.DATABASE_URL);
+  const worker = await spawnWorker({
+    DATABASE_URL: pg.via(stack.gw.config.DATABASE_URL),
+    REDIS_URL: stack.gw.config.REDIS_URL,
+  });
+  const before = provider.received.length;
+  const ids = await createRuns(4);
+  await slowNodesInFlight(before, ids.length);
+  // The provider answers while the database is away: each completion fails and is retried.
+  await pg.outage(1_500);
+  await expectAllCompletedOnce(ids, worker);
+  expect(worker.lines.some((line) => line.includes('node job attempt failed'))).toBe(true);
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+});
+
+test('Redis failing over while nodes execute: the queue work resumes, the runs complete', async () => {
+  const redis = await proxyTo(stack.gw.config.REDIS_URL);
+  const worker = await spawnWorker({
+    DATABASE_URL: stack.gw.config.DATABASE_URL,
+    REDIS_URL: redis.via(stack.gw.config.REDIS_URL),
+  });
+  const before = provider.received.length;
+  const ids = await createRuns(4);
+  await slowNodesInFlight(before, ids.length);
+  // Completing a node enqueues the next one and acknowledges the job: both need Redis.
+  await redis.outage(1_500);
+  await expectAllCompletedOnce(ids, worker);
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+});

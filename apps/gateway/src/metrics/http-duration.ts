@@ -1,0 +1,37 @@
+import { UNMATCHED_ROUTE, type HttpMetrics } from '@weft/metrics';
+import type { Request, RequestHandler } from 'express';
+
+// weft_http_request_duration_seconds is labelled with the route template
+// (`/runs/:run_id`), never the URL, so the series stay bounded. Express leaves
+// the matched route on req.route; routers mounted with app.use (docs assets,
+// the queue dashboard) have none of ours and are labelled with their mount path.
+
+const ROUTE_LABEL = Symbol('weft.metrics.route');
+
+type LabelledRequest = Request & { [ROUTE_LABEL]?: string };
+
+/** Labels every request reaching this middleware with `label` (for routers mounted with app.use). */
+export function labelRoute(label: string): RequestHandler {
+  return (req, _res, next) => {
+    (req as LabelledRequest)[ROUTE_LABEL] = label;
+    next();
+  };
+}
+
+function routeOf(req: Request): string {
+  const labelled = (req as LabelledRequest)[ROUTE_LABEL];
+  if (labelled !== undefined) return labelled;
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : UNMATCHED_ROUTE;
+}
+
+/** One histogram observation when the response ends (or the client hangs up). */
+export function measureRequests(metrics: HttpMetrics): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('close', () => {
+      metrics.observeRequest(req.method, routeOf(req), res.statusCode, (performance.now() - started) / 1000);
+    });
+    next();
+  };
+}

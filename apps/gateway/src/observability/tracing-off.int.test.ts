@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+// Tracing costs nothing unless configured: without an OTLP endpoint the SDK,
+// its exporters and the http instrumentation are never even loaded. Checked
+// in a fresh Node process (jest keeps a module registry of its own), loading
+// each app's modules the way its main.ts does, tracing module first.
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+const PROBE = `
+  const [tracing, ...modules] = JSON.parse(process.argv[1]);
+  require(tracing);
+  for (const m of modules) require(m);
+  const packages = new Set(
+    Object.keys(require.cache)
+      .filter((k) => k.includes('node_modules/@opentelemetry/'))
+      .map((k) => k.split('node_modules/')[1].split('/').slice(0, 2).join('/')),
+  );
+  const http = require('node:http');
+  process.stdout.write(JSON.stringify({ packages: [...packages], httpPatched: Boolean(http.request.__wrapped) }));
+`;
+
+const APPS = {
+  gateway: ['./apps/gateway/src/tracing', './apps/gateway/src/compose', './apps/gateway/src/app'],
+  worker: ['./apps/worker/src/tracing', '@weft/engine', './apps/worker/src/assets/asset-worker'],
+};
+
+async function probe(modules: string[], env: Record<string, string>) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '-e', PROBE, JSON.stringify(modules)],
+    {
+      cwd: REPO_ROOT,
+      // Enough for the config to be valid: nothing connects while modules load.
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: 'postgresql://u@127.0.0.1:1/db',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        ...env,
+      },
+    },
+  );
+  return JSON.parse(stdout) as { packages: string[]; httpPatched: boolean };
+}
+
+jest.setTimeout(60_000);
+
+test.each(Object.entries(APPS))(
+  '%s without an OTLP endpoint: the SDK is not loaded, http is not patched',
+  async (_app, modules) => {
+    const off = await probe(modules, {});
+    expect(off.packages).not.toContain('@opentelemetry/sdk-node');
+    expect(off.packages).not.toContain('@opentelemetry/sdk-trace');
+    expect(off.packages).not.toContain('@opentelemetry/instrumentation-http');
+    expect(off.httpPatched).toBe(false);
+  },
+);
+
+test.each(Object.entries(APPS))(
+  '%s with an OTLP endpoint: the SDK is loaded first and http patched',
+  async (_app, modules) => {
+    // The same probe sees the SDK when it is there, so the check above can fail.
+    const on = await probe(modules, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+    expect(on.packages).toEqual(
+      expect.arrayContaining(['@opentelemetry/sdk-node', '@opentelemetry/instrumentation-http']),
+    );
+    expect(on.httpPatched).toBe(true);
+  },
+);
+
+test('OTEL_SDK_DISABLED=true keeps it off even with an endpoint', async () => {
+  const disabled = await probe(APPS.gateway, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+    OTEL_SDK_DISABLED: 'true',
+  });
+  expect(disabled.packages).not.toContain('@opentelemetry/sdk-node');
+  expect(disabled.httpPatched).toBe(false);
+});

@@ -1,0 +1,59 @@
+import net from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  /** `url` with its host and port replaced by the proxy's. */
+  via(url: string): string;
+  /**
+   * An outage: every open connection is cut at once and new ones are refused
+   * for `ms`, as when a database restarts or a Redis node fails over.
+   */
+  outage(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A TCP forwarder in front of a real server, so that a test can take the server away from one process. */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<net.Socket>();
+  let refusing = false;
+  const server = net.createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(target.port, target.host);
+    const pair = [client, upstream];
+    for (const socket of pair) {
+      open.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('close', () => {
+        for (const s of pair) {
+          s.destroy();
+          open.delete(s);
+        }
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    via(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    async outage(ms) {
+      refusing = true;
+      for (const socket of open) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      refusing = false;
+    },
+    async close() {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

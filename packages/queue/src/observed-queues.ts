@@ -1,0 +1,24 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ASSET_QUEUE } from './asset-jobs';
+import { RUN_QUEUES } from './run-jobs';
+
+/** The queues that hold work (node jobs, asset processing): what dashboards and queue metrics show. */
+export const OBSERVED_QUEUES = [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE] as const;
+
+/**
+ * Handles on every observed queue over one existing connection, for reading
+ * counts and inspecting jobs (they add nothing). BullMQ leaves a connection
+ * it was given open on close(), so the caller keeps owning it.
+ */
+export function openObservedQueues(connection: Redis, prefix: string): { queues: Queue[]; close(): Promise<void> } {
+  const queues = OBSERVED_QUEUES.map((name) => new Queue(name, { connection, prefix }));
+  // Errors surface where the queues are read (a failed count, a failed page); nothing to do per event.
+  for (const queue of queues) queue.on('error', () => undefined);
+  return {
+    queues,
+    async close() {
+      await Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}
