@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { applyMigrations } from '@weft/db/src/migrations';
@@ -11,6 +10,7 @@ import {
   ensureDatabase,
   ensurePostgres,
   ensureRedis,
+  freePort,
   withDatabaseName,
   type S3Settings,
 } from '@weft/devstack';
@@ -42,17 +42,6 @@ async function* fileBytes(total: number): AsyncGenerator<Buffer> {
   for (let sent = MP4_HEADER.length; sent < total; sent += NOISE.length) {
     yield NOISE.subarray(0, Math.min(NOISE.length, total - sent));
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false): ChildProcess {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 
 // Process plumbing the benchmarks share: ports, child processes started from
@@ -8,16 +7,7 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '@weft/devstack';
 
 /**
  * `node --import tsx <entry>` from the repository root with `env` added.

@@ -15,7 +15,7 @@ export { probeRedis } from './redis/probe-redis';
 export { ensureS3, DEFAULT_S3_PORT, type S3Handle, type EnsureS3Options } from './s3/ensure-s3';
 export { ensureBucket } from './s3/ensure-bucket';
 export { createS3Client, S3RVER_CREDENTIALS, DEFAULT_S3_REGION, type S3Settings } from './s3/s3-settings';
-export { assertPortFree, isPortListening } from './tcp';
+export { assertPortFree, freePort, isPortListening } from './tcp';
 export { DevstackError, MissingDependencyError, PortInUseError, PortUnavailableError } from './errors';
 export type { EnsureServiceOptions, ServiceHandle, ServiceSource } from './service-handle';
 export { findOrInstallFfmpeg, type FfmpegPaths } from './ffmpeg/find-ffmpeg';

@@ -41,6 +41,11 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A port the OS reports free on `host` (the usual tiny race applies). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return resolvePort(0, host);
+}
+
 /** `port` itself, or when it is 0 a port the OS reports free (the usual tiny race applies). */
 export function resolvePort(port: number, host = '127.0.0.1'): Promise<number> {
   if (port !== 0) return Promise.resolve(port);

@@ -3,6 +3,7 @@
 // Traces: OpenTelemetry, off unless configured, and then loaded first.
 export { currentLogContext, logContextOptions, withLogContext, type LogContext } from './log-context';
 export { startTracing, type Tracing } from './start-tracing';
+export { bootTracing, type Boot } from './boot';
 export {
   tracingSettings,
   type OtelConfig,

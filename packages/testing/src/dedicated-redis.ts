@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
+import { freePort } from '@weft/devstack';
 import { Redis } from 'ioredis';
 import { waitFor } from './wait-for';
 
 export interface DedicatedRedis {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,11 +1,10 @@
-import type { Flow } from '@weft/contracts';
 import { waitFor } from '@weft/testing';
 import request from 'supertest';
-import { postAgent } from '../testing/catalog-fixtures';
+import { postAgent, slowProviderFlow } from '../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import { runInvariantViolations } from '../testing/invariants';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
+import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
 // Durability with real worker processes: a worker killed mid-run, a graceful
 // SIGTERM, cancel racing completion. Each test ends with the shared invariant
@@ -21,27 +20,11 @@ let org: { id: string; apiKey: string };
 let agentId: string;
 const processes: WorkerProcess[] = [];
 
-const flow = (url: string): Flow => ({
-  nodes: [
-    { id: 'topic', type: 'text_input' },
-    { id: 'slow', type: 'generic_provider', params: { url, cost: 1 }, inputs: { prompt: 'topic' } },
-    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic', 'slow'] } },
-  ],
-  outputs: [{ id: 'join', type: 'text', description: '' }],
-});
-
 function workerEnv(extra: Record<string, string> = {}): Record<string, string> {
   const c = stack.gw.config;
   return {
-    DATABASE_URL: c.DATABASE_URL,
+    ...servicesEnvOf(c),
     DATABASE_POOL_SIZE: '4',
-    REDIS_URL: c.REDIS_URL,
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
-    S3_BUCKET: c.S3_BUCKET,
-    S3_REGION: c.S3_REGION,
-    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
-    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
     OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
     WORKER_LOCK_DURATION_MS: '2000',
     RECONCILE_INTERVAL_MS: '500',
@@ -62,7 +45,10 @@ beforeAll(async () => {
   [stack, provider] = await Promise.all([startRunStack({}, false), startFakeProvider()]);
   org = await stack.gw.createOrg('Durable', 10_000);
   agentId = (
-    await postAgent(stack.gw.app, org.apiKey, { flow: flow(provider.url('/delay?ms=800')), estimated_cost: 2 })
+    await postAgent(stack.gw.app, org.apiKey, {
+      flow: slowProviderFlow(provider.url('/delay?ms=800')),
+      estimated_cost: 2,
+    })
   ).id;
 });
 afterAll(async () => {
@@ -139,7 +125,10 @@ test('SIGTERM: the worker stops taking jobs and finishes the ones in flight befo
 
 test('cancel racing completion: each run ends exactly once, completed or canceled', async () => {
   const quick = (
-    await postAgent(stack.gw.app, org.apiKey, { flow: flow(provider.url('/delay?ms=30')), estimated_cost: 2 })
+    await postAgent(stack.gw.app, org.apiKey, {
+      flow: slowProviderFlow(provider.url('/delay?ms=30')),
+      estimated_cost: 2,
+    })
   ).id;
   const worker = await spawnWorker();
   const ids = await createRuns(12, quick);

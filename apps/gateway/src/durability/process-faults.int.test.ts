@@ -1,7 +1,7 @@
-import type { Flow } from '@weft/contracts';
 import { createDb, type Db } from '@weft/db';
 import { createTestEnv, startDedicatedRedis, waitFor, type DedicatedRedis, type TestEnv } from '@weft/testing';
 import { Redis } from 'ioredis';
+import { slowProviderFlow } from '../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import { startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
 import { runInvariantViolations } from '../testing/invariants';
@@ -21,15 +21,6 @@ let db: Db;
 let provider: FakeProvider;
 const processes: (GatewayProcess | WorkerProcess)[] = [];
 const redisServers: DedicatedRedis[] = [];
-
-const flow = (url: string): Flow => ({
-  nodes: [
-    { id: 'topic', type: 'text_input' },
-    { id: 'slow', type: 'generic_provider', params: { url, cost: 1 }, inputs: { prompt: 'topic' } },
-    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic', 'slow'] } },
-  ],
-  outputs: [{ id: 'join', type: 'text', description: '' }],
-});
 
 beforeAll(async () => {
   [env, provider] = await Promise.all([createTestEnv(), startFakeProvider()]);
@@ -80,7 +71,7 @@ async function gatewayProcess(extra: Record<string, string> = {}) {
     {
       name: `Faults ${processes.length}`,
       description: 'A slow node between two quick ones',
-      flow: flow(provider.url('/delay?ms=600')),
+      flow: slowProviderFlow(provider.url('/delay?ms=600')),
       estimated_cost: 2,
     },
   );

@@ -1,12 +1,11 @@
-import type { Flow } from '@weft/contracts';
 import { waitFor } from '@weft/testing';
 import request from 'supertest';
-import { postAgent } from '../testing/catalog-fixtures';
+import { postAgent, slowProviderFlow } from '../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import { runInvariantViolations } from '../testing/invariants';
 import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
+import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
 // Transient infrastructure errors during a node (issue 4, section 4): a real
 // worker process reaches PostgreSQL or Redis through a TCP proxy, which cuts
@@ -24,20 +23,14 @@ let agentId: string;
 const proxies: TcpProxy[] = [];
 const processes: WorkerProcess[] = [];
 
-const flow = (url: string): Flow => ({
-  nodes: [
-    { id: 'topic', type: 'text_input' },
-    { id: 'slow', type: 'generic_provider', params: { url, cost: 1 }, inputs: { prompt: 'topic' } },
-    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic', 'slow'] } },
-  ],
-  outputs: [{ id: 'join', type: 'text', description: '' }],
-});
-
 beforeAll(async () => {
   [stack, provider] = await Promise.all([startRunStack({}, false), startFakeProvider()]);
   org = await stack.gw.createOrg('Transient', 1_000);
   agentId = (
-    await postAgent(stack.gw.app, org.apiKey, { flow: flow(provider.url('/delay?ms=700')), estimated_cost: 2 })
+    await postAgent(stack.gw.app, org.apiKey, {
+      flow: slowProviderFlow(provider.url('/delay?ms=700')),
+      estimated_cost: 2,
+    })
   ).id;
 });
 afterAll(async () => {
@@ -58,13 +51,8 @@ async function proxyTo(url: string): Promise<TcpProxy> {
 async function spawnWorker(env: { DATABASE_URL: string; REDIS_URL: string }): Promise<WorkerProcess> {
   const c = stack.gw.config;
   const worker = startWorkerProcess({
+    ...servicesEnvOf(c),
     DATABASE_POOL_SIZE: '4',
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
-    S3_BUCKET: c.S3_BUCKET,
-    S3_REGION: c.S3_REGION,
-    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
-    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
     OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
     WORKER_LOCK_DURATION_MS: '3000',
     RECONCILE_INTERVAL_MS: '500',

@@ -5,7 +5,7 @@ import { parser } from '@prometheus-io/lezer-promql';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway';
-import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
+import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
 // The Grafana dashboards (infra/grafana/dashboards/*.json) and the Prometheus
 // rules (infra/prometheus/*.yml) may only use metrics that exist: every PromQL
@@ -178,15 +178,8 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const c = gw.config;
   worker = startWorkerProcess({
-    DATABASE_URL: c.DATABASE_URL,
+    ...servicesEnvOf(c),
     DATABASE_POOL_SIZE: '2',
-    REDIS_URL: c.REDIS_URL,
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
-    S3_BUCKET: c.S3_BUCKET,
-    S3_REGION: c.S3_REGION,
-    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
-    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
   });
   const port = await worker.httpPort;
   const [fromGateway, fromWorker] = await Promise.all([

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { postAgent, reviewFlow } from '../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import { pollRun, startRunStack, type RunBody, type RunStack } from '../testing/test-runs';
-import { startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
+import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
 // /metrics of the gateway and of a real worker process while runs execute:
 // the counters and histograms move with what happened, in the process where
@@ -34,15 +34,8 @@ beforeAll(async () => {
   org = await stack.gw.createOrg('Measured', 1000);
   const c = stack.gw.config;
   worker = startWorkerProcess({
-    DATABASE_URL: c.DATABASE_URL,
+    ...servicesEnvOf(c),
     DATABASE_POOL_SIZE: '4',
-    REDIS_URL: c.REDIS_URL,
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
-    S3_BUCKET: c.S3_BUCKET,
-    S3_REGION: c.S3_REGION,
-    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
-    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
     OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
     WORKER_HEARTBEAT_INTERVAL_MS: '500',
   });

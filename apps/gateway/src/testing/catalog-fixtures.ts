@@ -26,6 +26,20 @@ export const splitFlow = (): Flow => ({
   ],
 });
 
+/**
+ * A quick node, a slow provider call (`url`, e.g. the fake provider's /delay,
+ * charging 1 credit) and a quick join: runs that are mid-flight long enough
+ * for a durability test to break something.
+ */
+export const slowProviderFlow = (url: string): Flow => ({
+  nodes: [
+    { id: 'topic', type: 'text_input' },
+    { id: 'slow', type: 'generic_provider', params: { url, cost: 1 }, inputs: { prompt: 'topic' } },
+    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['topic', 'slow'] } },
+  ],
+  outputs: [{ id: 'join', type: 'text', description: '' }],
+});
+
 export interface AgentSpec {
   name?: string;
   description?: string;

@@ -1,8 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import type { GatewayConfig } from '../config';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+/** The services of a gateway under test (its database, Redis prefix and bucket), as a worker process's environment. */
+export function servicesEnvOf(c: GatewayConfig): Record<string, string> {
+  return {
+    DATABASE_URL: c.DATABASE_URL,
+    REDIS_URL: c.REDIS_URL,
+    REDIS_PREFIX: c.REDIS_PREFIX,
+    S3_ENDPOINT: c.S3_ENDPOINT ?? '',
+    S3_BUCKET: c.S3_BUCKET,
+    S3_REGION: c.S3_REGION,
+    S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
+    S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
+  };
+}
 
 export interface WorkerProcess {
   child: ChildProcess;
