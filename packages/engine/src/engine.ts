@@ -3,6 +3,7 @@ import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Dispatch } from './advance';
 import { CancelBus, InFlight } from './cancel-bus';
 import { cancelRun } from './cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review';
@@ -39,7 +40,10 @@ export interface Engine {
   readonly inFlight: InFlight;
   readonly versions: VersionCache;
   startRun(input: StartRunInput): Promise<StartedRun>;
-  executeNode(job: ExecuteNodeJob): Promise<void>;
+  /** Executes a dispatched node; returns the instant nodes it made ready, for the caller to execute at once. */
+  executeNode(job: ExecuteNodeJob): Promise<Dispatch[]>;
+  /** Enqueues dispatched nodes (instant nodes a caller could not execute itself). */
+  enqueue(runId: string, nodes: Dispatch[]): Promise<boolean>;
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
   cancelRun(orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void>;
   reconcile(staleMs: number): Promise<ReconcileReport>;
@@ -72,6 +76,7 @@ export function createEngine(options: EngineOptions): Engine {
       return started;
     },
     executeNode: (job) => executeNode(core, job),
+    enqueue: (runId, nodes) => core.dispatcher.dispatch(runId, nodes),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),

@@ -1,6 +1,14 @@
 import type { FlowNode, RunInput } from '@weft/contracts';
 import { linksOf } from '@weft/dag';
-import { executorFor, NodeFailure, timeoutOf, type NodeContext, type NodeResult, type NodeValue } from '@weft/nodes';
+import {
+  executorFor,
+  isInstantNode,
+  NodeFailure,
+  timeoutOf,
+  type NodeContext,
+  type NodeResult,
+  type NodeValue,
+} from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { derivedUuid } from './ids';
 import type { EngineCore } from './engine-core';
@@ -8,7 +16,7 @@ import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
 import { nodeAssets } from './node-assets';
 import { lockRun, type NodeRow, type RunRow } from './run-rows';
-import { advance } from './advance';
+import { advance, type Dispatch } from './advance';
 import { TransientError } from './transient';
 import { Rollback, withTransaction } from './tx';
 
@@ -33,8 +41,13 @@ function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<strin
  * a node that is no longer `running` at this attempt, or a run that has
  * ended, is skipped; the completion is a conditional update, so of two
  * executions of one attempt only the first result counts.
+ *
+ * Returns the instant nodes its completion made ready (isInstantNode): they
+ * are dispatched (`running`) but not enqueued, for the caller to execute at
+ * once. A caller that cannot must enqueue them (Dispatcher.dispatch); if the
+ * process dies first, the reconciler finds them without a job and enqueues them.
  */
-export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promise<void> {
+export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promise<Dispatch[]> {
   const { pool } = core.db;
   // The run and its node rows in one round trip: this read happens for every node.
   const runs = await pool.query<ExecutionRow>({
@@ -48,10 +61,10 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
     values: [job.runId],
   });
   const run = runs.rows[0];
-  if (!run || run.status !== 'in_progress') return;
+  if (!run || run.status !== 'in_progress') return [];
   const nodes = run.nodes ?? [];
   const row = nodes.find((n) => n.node_id === job.nodeId);
-  if (!row || row.status !== 'running' || row.attempt !== job.attempt) return;
+  if (!row || row.status !== 'running' || row.attempt !== job.attempt) return [];
 
   const version = await core.versions.version(run.agent_version_id);
   const node = version.graph.node(job.nodeId)!;
@@ -91,7 +104,7 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
     result = await executor.execute(ctx);
   } catch (err) {
     // Cancelled: the cancel already ended the run in PostgreSQL; nothing to record.
-    if (cancel.signal.aborted) return;
+    if (cancel.signal.aborted) return [];
     if (err instanceof TransientError) throw err;
     const failure = timeout.aborted
       ? new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`)
@@ -99,11 +112,11 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
         ? err
         : internalFailure(core, node.id, err);
     await failNode(core, job, failure);
-    return;
+    return [];
   } finally {
     core.inFlight.finish(run.id, cancel);
   }
-  await completeNode(core, job, result, startedAt);
+  return completeNode(core, job, result, startedAt);
 }
 
 function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFailure {
@@ -112,7 +125,12 @@ function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFa
   return new NodeFailure('unknown', `Node '${nodeId}' failed because of an internal error`);
 }
 
-async function completeNode(core: EngineCore, job: ExecuteNodeJob, result: NodeResult, startedAt: Date) {
+async function completeNode(
+  core: EngineCore,
+  job: ExecuteNodeJob,
+  result: NodeResult,
+  startedAt: Date,
+): Promise<Dispatch[]> {
   let locked: RunRow | undefined;
   const dispatch = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, job.runId));
@@ -161,5 +179,10 @@ async function completeNode(core: EngineCore, job: ExecuteNodeJob, result: NodeR
     throw err;
   });
   reportRunEnded(core, locked);
-  await core.dispatcher.dispatch(job.runId, dispatch);
+  const instant = dispatch.filter((d) => isInstantNode(d.nodeType));
+  await core.dispatcher.dispatch(
+    job.runId,
+    dispatch.filter((d) => !isInstantNode(d.nodeType)),
+  );
+  return instant;
 }

@@ -1,5 +1,13 @@
 import type { Db } from '@weft/db';
-import { createAssetJobProducer, createWorkerConnection, ExecuteNodeJob, RUN_QUEUES } from '@weft/queue';
+import {
+  closeWorker,
+  countProcessorCalls,
+  createAssetJobProducer,
+  createWorkerConnection,
+  ExecuteNodeJob,
+  RUN_QUEUES,
+  WORKER_RUN_RETRY_DELAY_MS,
+} from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import { traceNodeJob, withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
@@ -8,6 +16,7 @@ import { listenForCancellations } from './cancel-bus';
 import { createRunQueues } from './dispatcher';
 import { createEngine, type Engine } from './engine';
 import type { EngineHooks } from './engine-hooks';
+import { executeWithInstantNodes } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
 
 export interface NodeWorkersOptions {
@@ -67,7 +76,9 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     // Every line logged while the node executes, by any code, names its run and
     // node; when tracing, the execution is a span continuing the dispatcher's trace.
     await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
-      traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () => engine.executeNode(data)),
+      traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () =>
+        executeWithInstantNodes(engine, data, { hooks: options.hooks, logger }),
+      ),
     );
   };
   const timed = timeNodeJobs(processor, options.hooks, logger);
@@ -77,10 +88,13 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     lockDuration: options.lockDurationMs,
     stalledInterval: options.lockDurationMs,
     maxStalledCount: 2,
+    runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
   };
+  const light = countProcessorCalls(timed);
+  const heavy = countProcessorCalls(timed);
   const workers = [
-    new Worker(RUN_QUEUES.light, timed, { ...common, concurrency: options.lightConcurrency }),
-    new Worker(RUN_QUEUES.heavy, timed, { ...common, concurrency: options.heavyConcurrency }),
+    new Worker(RUN_QUEUES.light, light.processor, { ...common, concurrency: options.lightConcurrency }),
+    new Worker(RUN_QUEUES.heavy, heavy.processor, { ...common, concurrency: options.heavyConcurrency }),
   ];
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'queue worker error'));
@@ -96,7 +110,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     engine,
     async close() {
       await reconciler.stop();
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([closeWorker(workers[0]!, light.inFlight), closeWorker(workers[1]!, heavy.inFlight)]);
       await queues.close();
       await assetJobs.close();
       subscriber.disconnect();

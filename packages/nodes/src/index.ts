@@ -2,7 +2,7 @@
 // params and an AbortSignal and return typed results; they know nothing of
 // queues or the database (the engine supplies storage through NodeAssets).
 export * from './types';
-export { executorFor, nodeKind, timeoutOf } from './registry';
+export { executorFor, isInstantNode, nodeKind, timeoutOf } from './registry';
 export { providerSetting } from './executors/provider-required';
 export { parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
 export { guardedRequest, RefusedDestinationError } from './outbound/guarded-request';

@@ -41,6 +41,11 @@ export function executorFor(type: NodeType | string): NodeExecutor {
   return executor;
 }
 
+/** Whether the worker that makes a node of this type ready executes it at once (NodeExecutor.instant). */
+export function isInstantNode(type: NodeType | string): boolean {
+  return executorFor(type).instant === true;
+}
+
 /** Which queue a node type runs on. */
 export function nodeKind(type: NodeType | string): NodeKind {
   return executorFor(type).kind;

@@ -68,6 +68,14 @@ export type NodeKind = 'light' | 'heavy';
 export interface NodeExecutor {
   type: NodeType;
   kind: NodeKind;
+  /**
+   * Pure and immediate: computes its output from its inputs and params alone,
+   * with no I/O and nothing to abort. The worker that makes such a node ready
+   * executes it at once instead of sending it through the queue (one hop
+   * fewer; its own commit still records it). Never set it on a node that
+   * calls out, reads storage or takes noticeable time.
+   */
+  instant?: boolean;
   /** Used when the node's `params.timeout_ms` is absent. */
   defaultTimeoutMs: number;
   execute(ctx: NodeContext): Promise<NodeResult>;

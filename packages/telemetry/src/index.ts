@@ -11,5 +11,12 @@ export {
   type TracesSampler,
   type TracingSettings,
 } from './tracing-settings';
-export { markNodeFailed, traceEnqueue, traceNodeJob, type NodeJobRef, type TraceCarrier } from './queue-hop';
+export {
+  currentTraceCarrier,
+  markNodeFailed,
+  traceEnqueue,
+  traceNodeJob,
+  type NodeJobRef,
+  type TraceCarrier,
+} from './queue-hop';
 export { setHttpRoute } from './http-route';

@@ -122,6 +122,14 @@ export async function traceNodeJob<T>(
   }
 }
 
+/** The active span's context as a payload carrier: for work continued in this process as if it had been enqueued. */
+export function currentTraceCarrier(): TraceCarrier {
+  if (!activeTracer()) return NO_CARRIER;
+  const carrier: TraceCarrier = {};
+  w3c.inject(context.active(), carrier, defaultTextMapSetter);
+  return carrier;
+}
+
 /** Marks the node execution in progress as failed, with the failure's reason and safe message. */
 export function markNodeFailed(reason: string, message: string): void {
   if (!activeTracer()) return;

@@ -143,11 +143,14 @@ test('a run is one trace: the request, each enqueue and each node execution, acr
     attributes: expect.objectContaining({ 'weft.run.id': runs.ok, 'weft.node.id': 'topic' }),
   });
 
-  // One execution span per node, in the worker, each the child of the enqueue that dispatched it.
+  // One execution span per node, in the worker. Queued nodes' spans are children of the enqueue
+  // that dispatched them; `join`, an instant node, is executed at once by the worker that made it
+  // ready, so its span is a child of that execution (lane `instant`, no enqueue).
   const executions = spans.filter((s) => s.kind === 'consumer');
   expect(executions.map((s) => s.attributes['weft.node.id']).sort()).toEqual(['ask', 'join', 'topic']);
   const types: Record<string, string> = { topic: 'text_input', ask: 'generic_provider', join: 'prompt_concatenate' };
-  for (const execution of executions) {
+  const execution = (nodeId: string) => executions.find((s) => s.attributes['weft.node.id'] === nodeId)!;
+  for (const execution of executions.filter((s) => s.attributes['weft.node.id'] !== 'join')) {
     const nodeId = execution.attributes['weft.node.id'] as string;
     expect(execution).toMatchObject({
       service: 'weft-worker',
@@ -163,12 +166,18 @@ test('a run is one trace: the request, each enqueue and each node execution, acr
     const parent = byId.get(execution.parentSpanId);
     expect(parent).toMatchObject({ kind: 'producer', attributes: expect.objectContaining({ 'weft.node.id': nodeId }) });
   }
+  expect(execution('join')).toMatchObject({
+    service: 'weft-worker',
+    name: 'execute-node prompt_concatenate',
+    parentSpanId: execution('ask').spanId,
+    status: { code: 'unset' },
+    attributes: expect.objectContaining({ 'weft.run.id': runs.ok, 'messaging.destination.name': 'instant' }),
+  });
 
-  // The worker enqueues the next nodes inside the execution that made them ready.
-  const execution = (nodeId: string) => executions.find((s) => s.attributes['weft.node.id'] === nodeId)!;
-  const sendOf = (nodeId: string) => sends.find((s) => s.attributes['weft.node.id'] === nodeId)!;
+  // The worker enqueues the next queued node inside the execution that made it ready.
+  const sendOf = (nodeId: string) => sends.find((s) => s.attributes['weft.node.id'] === nodeId);
   expect(sendOf('ask')).toMatchObject({ service: 'weft-worker', parentSpanId: execution('topic').spanId });
-  expect(sendOf('join')).toMatchObject({ service: 'weft-worker', parentSpanId: execution('ask').spanId });
+  expect(sendOf('join')).toBeUndefined();
 
   // The provider call is a client span of the node that made it.
   const providerCall = spans.find((s) => s.kind === 'client' && s.parentSpanId === execution('ask').spanId);

@@ -4,10 +4,13 @@ import { UnprocessableMediaError } from '@weft/media';
 import {
   ASSET_JOBS,
   ASSET_QUEUE,
+  closeWorker,
+  countProcessorCalls,
   createWorkerConnection,
   PROCESS_ASSET_JOB_OPTIONS,
   ProcessAssetJob,
   processAssetJobId,
+  WORKER_RUN_RETRY_DELAY_MS,
 } from '@weft/queue';
 import { createUrlSigner, type Storage } from '@weft/storage';
 import { withLogContext } from '@weft/telemetry';
@@ -83,10 +86,12 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
     return undefined;
   }
 
-  const worker = new Worker(ASSET_QUEUE, handle, {
+  const counted = countProcessorCalls(handle);
+  const worker = new Worker(ASSET_QUEUE, counted.processor, {
     connection,
     prefix: options.redisPrefix,
     concurrency: options.concurrency,
+    runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
   });
   worker.on('error', (err) => logger.warn({ err: err.message }, 'asset worker error'));
   await queue.upsertJobScheduler(
@@ -97,7 +102,7 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
 
   return {
     async close() {
-      await worker.close();
+      await closeWorker(worker, counted.inFlight);
       await queue.close();
       connection.disconnect();
     },

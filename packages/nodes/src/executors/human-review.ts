@@ -9,6 +9,7 @@ import { asList, assetIds, isAssetValue, single } from '../values';
 export const humanReview: NodeExecutor = {
   type: 'human_review',
   kind: 'light',
+  instant: true,
   defaultTimeoutMs: 5_000,
   async execute(ctx) {
     const input = single(ctx, 'value');

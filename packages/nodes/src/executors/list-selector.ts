@@ -6,6 +6,7 @@ import { asList, intParam, isAssetValue, single } from '../values';
 export const listSelector: NodeExecutor = {
   type: 'list_selector',
   kind: 'light',
+  instant: true,
   defaultTimeoutMs: 5_000,
   async execute(ctx) {
     const index = intParam(ctx, 'index', 0);

@@ -5,6 +5,7 @@ import { asText, many, stringParam } from '../values';
 export const promptConcatenate: NodeExecutor = {
   type: 'prompt_concatenate',
   kind: 'light',
+  instant: true,
   defaultTimeoutMs: 5_000,
   async execute(ctx) {
     const separator = stringParam(ctx, 'separator', ' ');

@@ -5,6 +5,7 @@ import { stringParam } from '../values';
 export const textInput: NodeExecutor = {
   type: 'text_input',
   kind: 'light',
+  instant: true,
   defaultTimeoutMs: 5_000,
   async execute(ctx) {
     const given = ctx.runInput;

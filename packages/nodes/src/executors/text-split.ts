@@ -5,6 +5,7 @@ import { asText, single, stringParam } from '../values';
 export const textSplit: NodeExecutor = {
   type: 'text_split',
   kind: 'light',
+  instant: true,
   defaultTimeoutMs: 5_000,
   async execute(ctx) {
     const separator = stringParam(ctx, 'separator', '\n') || '\n';

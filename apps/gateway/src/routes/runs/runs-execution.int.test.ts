@@ -17,6 +17,25 @@ afterAll(() => stack.close());
 
 const post = (body: object) => request(stack.gw.app).post('/runs').set('X-Api-Key', apiKey).send(body);
 
+test('instant nodes run in the worker that made them ready: one queue job for a text-only flow, one commit per node', async () => {
+  const agent = await postAgent(stack.gw.app, apiKey, { flow: splitFlow() });
+  const created = await post({ agent_id: agent.id, inputs: [{ id: 'text', value: 'one\ntwo' }] });
+  const done = await pollRun(stack.gw, apiKey, `/runs/${created.body.id}`);
+  expect(done.status).toBe('completed');
+  // BullMQ's event stream of the node queue: jobs are added only for the root the gateway dispatched.
+  const events = await stack.gw.deps.redis.xrange(`${stack.gw.config.REDIS_PREFIX}:nodes-light:events`, '-', '+');
+  const fieldsOf = (f: string[]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 ? [] : [[v, f[i + 1]]])));
+  const added = events
+    .map(([, fields]) => fieldsOf(fields))
+    .filter((e) => e.event === 'added' && String(e.jobId).startsWith(created.body.id as string));
+  expect(added).toHaveLength(1);
+  // Every node was still recorded as completed, each with its own start and completion time.
+  const nodes = await stack.gw.deps.db.prisma.nodeExecution.findMany({ where: { runId: created.body.id as string } });
+  expect(nodes.map((n) => [n.status, n.startedAt !== null, n.completedAt !== null])).toEqual(
+    nodes.map(() => ['completed', true, true]),
+  );
+});
+
 test('a 3-node text flow runs to completion with results per flow output', async () => {
   const agent = await postAgent(stack.gw.app, apiKey, { flow: splitFlow() });
   const created = await post({
