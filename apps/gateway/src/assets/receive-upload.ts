@@ -23,6 +23,12 @@ export interface ReceiveOptions {
   maxBytes: number;
 }
 
+/**
+ * The most a form adds around its file: the text fields multer accepts
+ * (10 × 64 KiB), their names and the parts' headers and boundaries.
+ */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
 /** Multer's limit errors as the contract's statuses: 413 for the file size, 422 for the form's shape. */
 function fromMulter(err: multer.MulterError, maxBytes: number): AppError {
   if (err.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError(`The file is larger than ${maxBytes} bytes`);
@@ -51,6 +57,14 @@ function toAppError(err: unknown, maxBytes: number): unknown {
  * the client reads the answer instead of a reset connection).
  */
 export function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
+  // A declared length that cannot fit answers 413 before a byte of the body is read
+  // (the client stops sending); the connection then closes, the body unread. Without
+  // a length (chunked), the limit applies as the file streams.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > receive.maxBytes + FORM_OVERHEAD_BYTES) {
+    res.setHeader('Connection', 'close');
+    return Promise.reject(new PayloadTooLargeError(`The file is larger than ${receive.maxBytes} bytes`));
+  }
   // multer 2.5 takes highWaterMark and fileHwm; @types/multer 2.3 does not list them yet.
   const multerOptions: multer.Options & { highWaterMark: number; fileHwm: number } = {
     storage: s3StorageEngine(receive),

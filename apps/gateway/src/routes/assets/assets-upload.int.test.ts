@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AssetSchema, ErrorBody, ValidationErrorBody } from '@weft/contracts';
 import request from 'supertest';
 import { expectSchema } from '../../testing/expect-schema';
@@ -14,6 +17,64 @@ beforeAll(async () => {
   org = await gw.createOrg('uploader');
 });
 afterAll(() => gw.close());
+
+/**
+ * POST /assets/upload over a real socket, writing the multipart body in 64 KiB
+ * chunks: with or without a Content-Length, optionally stopping after
+ * `stopAfterBytes` to wait for an early answer.
+ */
+async function rawUpload(
+  file: Buffer,
+  { declareLength, stopAfterBytes }: { declareLength: boolean; stopAfterBytes?: number },
+): Promise<{ status: number; body: unknown; sentBytes: number }> {
+  const boundary = 'weft-test-boundary';
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\n` +
+      'Content-Type: image/png\r\n\r\n',
+  );
+  const body = Buffer.concat([head, file, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  const server = gw.app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/assets/upload',
+        headers: {
+          'X-Api-Key': org.apiKey,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          ...(declareLength ? { 'Content-Length': String(body.length) } : {}),
+        },
+      });
+      let sentBytes = 0;
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), sentBytes });
+        });
+      });
+      req.on('error', reject);
+      const limit = stopAfterBytes ?? body.length;
+      const writeMore = () => {
+        while (sentBytes < limit) {
+          const chunk = body.subarray(sentBytes, Math.min(limit, sentBytes + 64 * 1024));
+          sentBytes += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', writeMore);
+        }
+        if (stopAfterBytes === undefined) req.end();
+      };
+      writeMore();
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
 
 async function rowCount(): Promise<number> {
   return gw.deps.db.prisma.asset.count({ where: { organizationId: org.id } });
@@ -147,10 +208,22 @@ describe('POST /assets/upload: refused files store nothing', () => {
     expectSchema(ErrorBody, res.body);
   });
 
-  test('above the maximum after the multipart upload started: 413, upload aborted', async () => {
+  test('above the maximum after the multipart upload started (chunked, no length): 413, upload aborted', async () => {
+    const keysBefore = await listKeys(gw.deps.storage);
     const big = Buffer.concat([await pngBytes(), Buffer.alloc(2 * MAX_BYTES)]);
-    const res = await upload(gw.app, org.apiKey, big, { partName: 'bigger.png' });
+    const res = await rawUpload(big, { declareLength: false });
     expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ detail: expect.stringContaining('larger than') });
+    // The parts already stored were aborted: nothing of it is left in the bucket.
+    expect(await listKeys(gw.deps.storage)).toEqual(keysBefore);
+  });
+
+  test('a declared Content-Length that cannot fit: 413 before the body is read', async () => {
+    const big = Buffer.concat([await pngBytes(), Buffer.alloc(3 * MAX_BYTES)]);
+    const res = await rawUpload(big, { declareLength: true, stopAfterBytes: 64 * 1024 });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ detail: expect.stringContaining('larger than') });
+    expect(res.sentBytes).toBeLessThan(big.length);
   });
 
   test('external_id longer than 255: 422, and the key stays free', async () => {
