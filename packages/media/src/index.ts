@@ -4,3 +4,4 @@ export * from './detect-media';
 export * from './image';
 export * from './video';
 export * from './vectorize';
+export * from './document';

@@ -9,6 +9,7 @@ import { assetKeys, createStorage, openObject, putObject, type Storage } from '@
 import { createTestEnv, waitFor, type TestEnv } from '@weft/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { PDFDocument } from 'pdf-lib';
 import pino from 'pino';
 import sharp from 'sharp';
 import { startAssetWorker, type AssetWorker } from './asset-worker';
@@ -200,11 +201,33 @@ test('a transient failure is recorded and retried until it succeeds', async () =
 });
 
 test('types without a preview are processed with their size only', async () => {
-  const pdf = Buffer.from('%PDF-1.4\n%%EOF\n');
+  const csv = Buffer.from('a,b\n1,2\n');
+  const id = await createAsset({ bytes: csv, mediaType: 'file', extension: 'csv', contentType: 'text/csv' });
+  await enqueue(id);
+  const row = await settled(id);
+  expect(row.processingStatus).toBe('succeeded');
+  expect(row.assetMetadata).toEqual({ size_bytes: csv.length });
+});
+
+test('a PDF gets its page count', async () => {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < 3; i++) doc.addPage();
+  const pdf = Buffer.from(await doc.save());
   const id = await createAsset({ bytes: pdf, mediaType: 'file', extension: 'pdf', contentType: 'application/pdf' });
   await enqueue(id);
   const row = await settled(id);
   expect(row.processingStatus).toBe('succeeded');
+  expect(row.assetMetadata).toEqual({ size_bytes: pdf.length, page_count: 3 });
+});
+
+test('an unreadable PDF: processing fails at once, recorded, and the asset keeps its size', async () => {
+  const pdf = Buffer.from('%PDF-1.4\n%%EOF\n');
+  const id = await createAsset({ bytes: pdf, mediaType: 'file', extension: 'pdf', contentType: 'application/pdf' });
+  await enqueue(id);
+  const row = await settled(id);
+  expect(row.processingStatus).toBe('failed');
+  expect(row.processingError).toMatch(/Unreadable PDF/);
+  expect(row.processingAttempts).toBe(1);
   expect(row.assetMetadata).toEqual({ size_bytes: pdf.length });
 });
 

@@ -1,6 +1,7 @@
 import type { Db, Prisma } from '@weft/db';
 import {
   analyseImage,
+  analysePdf,
   extractFrame,
   previewOf,
   probeMedia,
@@ -20,7 +21,7 @@ export interface AssetProcessingDeps {
   ffmpeg: FfmpegTools;
   /** Largest image decoded (width × height): the decompression-bomb guard. */
   maxPixels: number;
-  /** Largest image read into memory to be decoded. */
+  /** Largest image (or PDF, for its page count) read into memory to be decoded. */
   maxImageBytes: number;
 }
 
@@ -57,7 +58,12 @@ async function analyse(deps: AssetProcessingDeps, row: Row): Promise<Outcome> {
     await putObject(deps.storage, previewKey, await previewOf(frame, { maxPixels: deps.maxPixels }), 'image/webp');
     return { metadata: probe.metadata, previewKey };
   }
-  // SVG (rasterising untrusted SVG is not worth its risk here), documents, fonts, text.
+  if (extension === 'pdf') {
+    // Read whole to be parsed: up to the same bound as an image, else no page count.
+    if (Number(row.sizeBytes) > deps.maxImageBytes) return { metadata: {} };
+    return { metadata: await analysePdf(await readObject(deps.storage, row.storageKey, deps.maxImageBytes)) };
+  }
+  // SVG (rasterising untrusted SVG is not worth its risk here), other documents, fonts, text.
   return { metadata: {} };
 }
 
