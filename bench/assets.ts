@@ -176,6 +176,28 @@ async function timed(name: string, bytes: number, work: () => Promise<void>): Pr
 
 const mbps = (f: Figure) => f.bytes / 1e6 / f.seconds;
 
+/** Rounds of the short phases (200 × 1 MiB take about a second: one run is mostly noise). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+/**
+ * The ceiling and the gateway measured in alternating rounds, so that drift in
+ * the machine's load touches both; each figure is the median of its rounds.
+ */
+async function pairedRounds(
+  names: [string, string],
+  bytes: number,
+  ceiling: (round: number) => Promise<void>,
+  gateway: (round: number) => Promise<void>,
+): Promise<[Figure, Figure]> {
+  const runs: [Figure[], Figure[]] = [[], []];
+  for (let round = 0; round < ROUNDS; round++) {
+    runs[0].push(await timed(names[0], bytes, () => ceiling(round)));
+    runs[1].push(await timed(names[1], bytes, () => gateway(round)));
+  }
+  const median = (figures: Figure[]) => [...figures].sort((a, b) => a.seconds - b.seconds)[figures.length >> 1]!;
+  return [median(runs[0]), median(runs[1])];
+}
+
 async function main() {
   const dataDir = path.join(ROOT, '.weft', 'bench-assets');
   const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
@@ -231,25 +253,29 @@ async function main() {
     const ceilingKeys: string[] = [];
     const gatewayIds: string[] = [];
     figures.push(
-      await timed(`upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`, smallTotal, () =>
-        inParallel(SMALL_COUNT, CONCURRENCY, async (i) => {
-          const key = `ceiling/small-${i}`;
-          await uploadStream(storage, {
-            key,
-            body: Readable.from(fileBytes(SMALL_BYTES)),
-            contentType: 'video/mp4',
-            maxBytes: SMALL_BYTES,
-          });
-          ceilingKeys.push(key);
-        }),
-      ),
-    );
-    figures.push(
-      await timed(`upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`, smallTotal, () =>
-        inParallel(SMALL_COUNT, CONCURRENCY, async () => {
-          gatewayIds.push(await gatewayUpload(base, apiKey, SMALL_BYTES));
-        }),
-      ),
+      ...(await pairedRounds(
+        [
+          `upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`,
+          `upload ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`,
+        ],
+        smallTotal,
+        (round) =>
+          inParallel(SMALL_COUNT, CONCURRENCY, async (i) => {
+            const key = `ceiling/small-${round}-${i}`;
+            await uploadStream(storage, {
+              key,
+              body: Readable.from(fileBytes(SMALL_BYTES)),
+              contentType: 'video/mp4',
+              maxBytes: SMALL_BYTES,
+            });
+            if (round === 0) ceilingKeys.push(key);
+          }),
+        (round) =>
+          inParallel(SMALL_COUNT, CONCURRENCY, async () => {
+            const id = await gatewayUpload(base, apiKey, SMALL_BYTES);
+            if (round === 0) gatewayIds.push(id);
+          }),
+      )),
     );
     figures.push(
       await timed(`upload 1 file of ${LARGE_BYTES / MiB} MiB: ceiling`, LARGE_BYTES, () =>
@@ -275,27 +301,32 @@ async function main() {
       clearInterval(sampler);
     }
     figures.push(
-      await timed(`download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`, smallTotal, () =>
-        inParallel(SMALL_COUNT, CONCURRENCY, (i) => s3Download(storage, ceilingKeys[i]!, SMALL_BYTES)),
-      ),
+      ...(await pairedRounds(
+        [
+          `download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: ceiling`,
+          `download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`,
+        ],
+        smallTotal,
+        () => inParallel(SMALL_COUNT, CONCURRENCY, (i) => s3Download(storage, ceilingKeys[i]!, SMALL_BYTES)),
+        () => inParallel(SMALL_COUNT, CONCURRENCY, (i) => gatewayDownload(base, apiKey, gatewayIds[i]!, SMALL_BYTES)),
+      )),
     );
     figures.push(
-      await timed(`download ${SMALL_COUNT} × 1 MiB, ${CONCURRENCY} at a time: gateway`, smallTotal, () =>
-        inParallel(SMALL_COUNT, CONCURRENCY, (i) => gatewayDownload(base, apiKey, gatewayIds[i]!, SMALL_BYTES)),
-      ),
-    );
-    figures.push(
-      await timed(`download 1 file of ${LARGE_BYTES / MiB} MiB: ceiling`, LARGE_BYTES, () =>
-        s3Download(storage, 'ceiling/large', LARGE_BYTES),
-      ),
-    );
-    figures.push(
-      await timed(`download 1 file of ${LARGE_BYTES / MiB} MiB: gateway`, LARGE_BYTES, () =>
-        gatewayDownload(base, apiKey, largeId, LARGE_BYTES),
-      ),
+      ...(await pairedRounds(
+        [
+          `download 1 file of ${LARGE_BYTES / MiB} MiB: ceiling`,
+          `download 1 file of ${LARGE_BYTES / MiB} MiB: gateway`,
+        ],
+        LARGE_BYTES,
+        () => s3Download(storage, 'ceiling/large', LARGE_BYTES),
+        () => gatewayDownload(base, apiKey, largeId, LARGE_BYTES),
+      )),
     );
 
-    console.log(`\nbench:assets — same machine, S3 at ${s3.settings.endpoint}\n`);
+    console.log(
+      `\nbench:assets — same machine, S3 at ${s3.settings.endpoint}; ` +
+        `200 × 1 MiB phases and 1 GiB downloads: median of ${ROUNDS} alternating rounds\n`,
+    );
     console.log('| measurement | MB/s | seconds | ratio to ceiling |');
     console.log('|---|---:|---:|---:|');
     const ratios: number[] = [];

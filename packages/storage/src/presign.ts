@@ -9,6 +9,11 @@ export interface UrlSignerOptions {
    * instead of presigning: `${publicBaseUrl}/${key}`.
    */
   publicBaseUrl?: string;
+  /**
+   * Who fetches the URLs: `clients` (default) get URLs for `publicEndpoint`
+   * when one is set; `servers` (our own reads) always the endpoint servers use.
+   */
+  audience?: 'clients' | 'servers';
   now?: () => number;
 }
 
@@ -21,10 +26,11 @@ export interface UrlSigner {
 const escapeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
 /** Where a GET of `key` goes: path-style on a custom endpoint, virtual-hosted on AWS. */
-function objectLocation(storage: Storage, key: string) {
+function objectLocation(storage: Storage, key: string, audience: 'clients' | 'servers') {
   const { forcePathStyle, region } = storage.config;
   // The signature covers the host: sign for the address the client will use.
-  const endpoint = storage.config.publicEndpoint ?? storage.config.endpoint;
+  const endpoint =
+    audience === 'clients' ? (storage.config.publicEndpoint ?? storage.config.endpoint) : storage.config.endpoint;
   const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
   const virtualHost = !forcePathStyle && !endpoint;
   const hostname = virtualHost ? `${storage.bucket}.${base.hostname}` : base.hostname;
@@ -63,7 +69,7 @@ export function createUrlSigner(storage: Storage, options: UrlSignerOptions): Ur
       }
       const known = remembered.get(key);
       if (known) return known;
-      const at = objectLocation(storage, key);
+      const at = objectLocation(storage, key, options.audience ?? 'clients');
       const signed = await presigner.presign(
         {
           method: 'GET',
