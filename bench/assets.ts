@@ -44,8 +44,8 @@ async function* fileBytes(total: number): AsyncGenerator<Buffer> {
   }
 }
 
-function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
+function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false, nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ipc ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
@@ -212,22 +212,28 @@ async function main() {
 
   const adminToken = randomBytes(24).toString('hex');
   const port = await freePort();
-  const gateway = startTs('apps/gateway/src/main.ts', {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: `bench-assets-${Date.now()}`,
-    S3_ENDPOINT: s3.settings.endpoint,
-    S3_BUCKET: bucket,
-    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-    ADMIN_TOKEN: adminToken,
-    ASSET_MAX_UPLOAD_BYTES: String(2 * LARGE_BYTES),
-    RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
-    RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  });
+  const gateway = startTs(
+    'apps/gateway/src/main.ts',
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: `bench-assets-${Date.now()}`,
+      S3_ENDPOINT: s3.settings.endpoint,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+      ADMIN_TOKEN: adminToken,
+      ASSET_MAX_UPLOAD_BYTES: String(2 * LARGE_BYTES),
+      RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+      RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
+    false,
+    // BENCH_CPU_PROF=1: a --cpu-prof profile of the gateway under .weft/bench/prof.
+    process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : [],
+  );
   const stopAll = async () => {
     gateway.kill('SIGTERM');
     storage.close();
