@@ -9,6 +9,7 @@ import { createAuthenticator, type GatewayAuthenticator } from './auth/authentic
 import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
+import { EndedRunCache } from './runs/ended-run-cache';
 import { createGatewayMetrics } from './metrics/gateway-metrics';
 
 export interface GatewayRuntime {
@@ -90,6 +91,7 @@ export function createGatewayRuntime(
     assetUrls,
     assetJobs,
     engine,
+    endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,
     observedQueues: observed.queues,
   };

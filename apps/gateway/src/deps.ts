@@ -1,4 +1,5 @@
 import type { Db } from '@weft/db';
+import type { EndedRunCache } from './runs/ended-run-cache';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Queue } from 'bullmq';
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   assetJobs: AssetJobProducer;
   /** Run use cases: start, decide reviews, cancel (the gateway never executes nodes). */
   engine: Engine;
+  /** Ended runs served from memory by GET /runs/{id} (they never change again). */
+  endedRuns: EndedRunCache;
   /** Served at GET /metrics. */
   metrics: GatewayMetrics;
   /** The node and asset queues, read by the queue dashboard and the queue metrics. */

@@ -22,6 +22,8 @@ export interface StartRunInput {
 export interface StartedRun {
   id: string;
   createdAt: Date;
+  /** When it failed at creation (insufficient credits); null otherwise, also for a run completed at creation. */
+  completedAt: Date | null;
   status: 'in_progress' | 'failed' | 'completed';
   failureReason: FailureReason | null;
   error: string | null;
@@ -77,7 +79,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
                     CASE WHEN ok THEN NULL ELSE $11 END, CASE WHEN ok THEN NULL ELSE 0 END,
                     CASE WHEN ok THEN NULL ELSE now() END, now(), now()
                FROM funded
-             RETURNING created_at, status
+             RETURNING created_at, completed_at, status
            ), ledger AS (
              INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
              SELECT $12, id, $1, 'reserve', -$9::int, 'estimated cost reserved' FROM reserved
@@ -87,7 +89,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
                FROM unnest($13::uuid[], $14::text[], $15::text[], $16::"NodeStatus"[]) AS t(id, node_id, node_type, status)
               WHERE (SELECT ok FROM funded)
            )
-           SELECT created_at, status = 'in_progress' AS funded FROM run`,
+           SELECT created_at, completed_at, status = 'in_progress' AS funded FROM run`,
     values: [
       runId,
       input.organizationId,
@@ -110,7 +112,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
 
   const create = async (client: Pick<PoolClient, 'query'>) => {
     try {
-      const { rows } = await client.query<{ created_at: Date; funded: boolean }>(statement);
+      const { rows } = await client.query<{ created_at: Date; completed_at: Date | null; funded: boolean }>(statement);
       return rows[0]!;
     } catch (err) {
       const pgErr = err as { code?: string; constraint?: string };
@@ -131,6 +133,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
       return {
         ...base,
         createdAt: created.created_at,
+        completedAt: created.completed_at,
         status: 'failed',
         failureReason: 'insufficient_credits',
         error: insufficient,
@@ -141,6 +144,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
     return {
       ...base,
       createdAt: created.created_at,
+      completedAt: null,
       status: 'in_progress',
       failureReason: null,
       error: null,
@@ -159,6 +163,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
       return {
         ...base,
         createdAt: created.created_at,
+        completedAt: created.completed_at,
         status: 'failed' as const,
         failureReason: 'insufficient_credits' as const,
         error: insufficient,
@@ -180,6 +185,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
     return {
       ...base,
       createdAt: created.created_at,
+      completedAt: null,
       status: 'completed' as const,
       failureReason: null,
       error: null,

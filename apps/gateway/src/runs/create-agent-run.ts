@@ -4,7 +4,9 @@ import type { Db } from '@weft/db';
 import type { Engine } from '@weft/engine';
 import { invalid, NotFoundError, ValidationError } from '@weft/errors';
 import { checkRunInputs } from './check-run-inputs';
+import type { EndedRunCache } from './ended-run-cache';
 import { getRun } from './get-run';
+import { startedAgentRun } from './started-run';
 import { agentInputSpecs } from './input-specs';
 
 export type CreateRunInput = z.output<typeof CreateRunBody>;
@@ -15,7 +17,13 @@ export type CreateRunInput = z.output<typeof CreateRunBody>;
  * to. Input problems are 422 (interface.md 2.14) and claim nothing; then the
  * engine writes the run, reserving credits, in one transaction and enqueues.
  */
-export async function createAgentRun(db: Db, engine: Engine, orgId: string, body: CreateRunInput): Promise<Run> {
+export async function createAgentRun(
+  db: Db,
+  engine: Engine,
+  endedRuns: EndedRunCache,
+  orgId: string,
+  body: CreateRunInput,
+): Promise<Run> {
   const { rows } = await db.pool.query<{ estimated_cost: number; active_version_id: string | null }>({
     name: 'runs_agent_for_run_v1',
     text: `SELECT estimated_cost, active_version_id FROM agents
@@ -41,5 +49,7 @@ export async function createAgentRun(db: Db, engine: Engine, orgId: string, body
     inputs: body.inputs,
     estimatedCost: agent.estimated_cost,
   });
-  return getRun(db, orgId, started.id);
+  return (
+    startedAgentRun(started, body.agent_id, body.external_id, body.inputs) ?? getRun(db, endedRuns, orgId, started.id)
+  );
 }

@@ -3,7 +3,9 @@ import type { Db } from '@weft/db';
 import type { Engine } from '@weft/engine';
 import { BadRequestError, NotFoundError } from '@weft/errors';
 import { checkRunInputs } from './check-run-inputs';
+import type { EndedRunCache } from './ended-run-cache';
 import { getAppRun } from './get-run';
+import { startedAppRun } from './started-run';
 import { appInputSpecs } from './input-specs';
 
 export type CreateAppRunInput = z.output<typeof CreateAppRunBody>;
@@ -14,7 +16,13 @@ export type CreateAppRunInput = z.output<typeof CreateAppRunBody>;
  * rules of interface.md 4.4 and a violation is a 400 naming each problem;
  * nothing is claimed until they pass.
  */
-export async function createAppRun(db: Db, engine: Engine, orgId: string, body: CreateAppRunInput): Promise<AppRun> {
+export async function createAppRun(
+  db: Db,
+  engine: Engine,
+  endedRuns: EndedRunCache,
+  orgId: string,
+  body: CreateAppRunInput,
+): Promise<AppRun> {
   const { rows } = await db.pool.query<{
     agent_id: string;
     estimated_cost: number;
@@ -45,5 +53,7 @@ export async function createAppRun(db: Db, engine: Engine, orgId: string, body: 
     inputs: body.inputs,
     estimatedCost: app.estimated_cost,
   });
-  return getAppRun(db, orgId, started.id);
+  return (
+    startedAppRun(started, body.app_id, body.external_id, body.inputs) ?? getAppRun(db, endedRuns, orgId, started.id)
+  );
 }

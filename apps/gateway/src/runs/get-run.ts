@@ -1,6 +1,7 @@
 import type { AppRun, PendingReview, Run, RunInput, RunResult } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
+import type { EndedRunCache } from './ended-run-cache';
 
 // GET /runs/{id} and /app-runs/{id}: the hottest read of the service (clients
 // poll it). One named statement through the pg pool Prisma shares, pending
@@ -70,13 +71,21 @@ async function fetchRow(db: Db, orgId: string, runId: string, kind: 'agent' | 'a
 }
 
 /** An agent run of `orgId`; 404 for runs of other organizations and app runs. */
-export async function getRun(db: Db, orgId: string, runId: string): Promise<Run> {
+export async function getRun(db: Db, ended: EndedRunCache, orgId: string, runId: string): Promise<Run> {
+  const known = ended.get<Run>('agent', orgId, runId);
+  if (known) return known;
   const row = await fetchRow(db, orgId, runId, 'agent');
-  return { id: row.id, agent_id: row.agent_id, ...common(row), agent_version: row.version };
+  const run: Run = { id: row.id, agent_id: row.agent_id, ...common(row), agent_version: row.version };
+  ended.offer('agent', orgId, runId, run);
+  return run;
 }
 
 /** An app run of `orgId`; 404 for runs of other organizations and agent runs. */
-export async function getAppRun(db: Db, orgId: string, runId: string): Promise<AppRun> {
+export async function getAppRun(db: Db, ended: EndedRunCache, orgId: string, runId: string): Promise<AppRun> {
+  const known = ended.get<AppRun>('app', orgId, runId);
+  if (known) return known;
   const row = await fetchRow(db, orgId, runId, 'app');
-  return { id: row.id, app_id: row.app_id!, ...common(row) };
+  const run: AppRun = { id: row.id, app_id: row.app_id!, ...common(row) };
+  ended.offer('app', orgId, runId, run);
+  return run;
 }

@@ -45,7 +45,7 @@ export const createAppRunRoute = defineRoute({
   },
   handler: async ({ deps, auth, body }) => ({
     status: 201,
-    body: await createAppRun(deps.db, deps.engine, auth.organizationId, body),
+    body: await createAppRun(deps.db, deps.engine, deps.endedRuns, auth.organizationId, body),
   }),
 });
 
@@ -62,7 +62,7 @@ export const getAppRunRoute = defineRoute({
   },
   handler: async ({ deps, auth, params }) => ({
     status: 200,
-    body: await getAppRun(deps.db, auth.organizationId, params.run_id),
+    body: await getAppRun(deps.db, deps.endedRuns, auth.organizationId, params.run_id),
   }),
 });
 

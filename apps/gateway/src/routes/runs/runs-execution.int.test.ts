@@ -36,6 +36,20 @@ test('instant nodes run in the worker that made them ready: one queue job for a 
   );
 });
 
+test('an ended run read again is the same record, and still 404 for another organization and as an app run', async () => {
+  const agent = await postAgent(stack.gw.app, apiKey, { flow: splitFlow() });
+  const created = await post({ agent_id: agent.id, inputs: [{ id: 'text', value: 'x\ny' }] });
+  const done = await pollRun(stack.gw, apiKey, `/runs/${created.body.id}`);
+  expect(done.status).toBe('completed');
+  // Ended runs never change: the second read (served from the instance's memory) is identical.
+  const again = await request(stack.gw.app).get(`/runs/${created.body.id}`).set('X-Api-Key', apiKey).expect(200);
+  expect(again.body).toEqual(done);
+  const other = await stack.gw.createOrg('Someone else', 10);
+  const theirs = await request(stack.gw.app).get(`/runs/${created.body.id}`).set('X-Api-Key', other.apiKey);
+  expect(theirs.status).toBe(404);
+  await request(stack.gw.app).get(`/app-runs/${created.body.id}`).set('X-Api-Key', apiKey).expect(404);
+});
+
 test('a 3-node text flow runs to completion with results per flow output', async () => {
   const agent = await postAgent(stack.gw.app, apiKey, { flow: splitFlow() });
   const created = await post({

@@ -50,7 +50,7 @@ export const createRunRoute = defineRoute({
   },
   handler: async ({ deps, auth, body }) => ({
     status: 201,
-    body: await createAgentRun(deps.db, deps.engine, auth.organizationId, body),
+    body: await createAgentRun(deps.db, deps.engine, deps.endedRuns, auth.organizationId, body),
   }),
 });
 
@@ -67,7 +67,7 @@ export const getRunRoute = defineRoute({
   },
   handler: async ({ deps, auth, params }) => ({
     status: 200,
-    body: await getRun(deps.db, auth.organizationId, params.run_id),
+    body: await getRun(deps.db, deps.endedRuns, auth.organizationId, params.run_id),
   }),
 });
 
