@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'pg';
 import { withDatabaseName } from '@weft/devstack';
 import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
+import { paced } from './lib/paced';
 import { pgUpdateTps } from './lib/pg-ceiling';
 import { cpuMicros, freePort, loadAverage, ROOT, runTsForOutput, sleep, startTs, stopChild, waitFor } from './lib/proc';
 import { createOrg, createTextAgent, startBenchStack } from './lib/stack';
@@ -111,21 +112,36 @@ async function main() {
     const runPhase = async (name: string, rate: number | undefined): Promise<Phase> => {
       const agentId = await createTextAgent(base, auth, `Bench ${name}`);
       const body = JSON.stringify({ agent_id: agentId, inputs: [{ id: 'topic', value: 'first line\nsecond line' }] });
-      const opts: autocannon.Options = {
-        url: `${base}/runs`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body,
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-        ...(rate ? { overallRate: rate } : {}),
-      };
+      const headers = { ...auth, 'content-type': 'application/json' };
+      // At a fixed rate, evenly spaced requests (lib/paced.ts); as fast as accepted, autocannon.
+      const load = async () =>
+        rate
+          ? {
+              ...(await paced({
+                url: `${base}/runs`,
+                method: 'POST',
+                headers,
+                body: () => body,
+                rate,
+                durationS: DURATION_S,
+                connections: CONNECTIONS,
+              })),
+              timeouts: 0,
+            }
+          : autocannon({
+              url: `${base}/runs`,
+              method: 'POST',
+              headers,
+              body,
+              connections: CONNECTIONS,
+              duration: DURATION_S,
+            });
       await sleep(STATS_FLUSH_MS);
       await stats.query('SELECT pg_stat_clear_snapshot()');
       const before = await readStats();
       ownQueries = 0;
       const cpuBefore = { gateway: cpuMicros(gateway.pid!), worker: cpuMicros(worker.pid!) };
-      const r = await autocannon(opts);
+      const r = await load();
       for (let deadline = Date.now() + 120_000; ;) {
         const [row] = await query<{ n: string }>(
           `SELECT count(*) AS n FROM runs WHERE agent_id = $1 AND status = 'in_progress'`,

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { paced } from './paced';
 import { cpuMicros } from './proc';
 
 // autocannon against one server process, with the CPU time that process
@@ -18,7 +19,11 @@ export interface MeasureOptions {
   connections: number;
   durationS: number;
   headers?: Record<string, string>;
-  /** Requests per second over all connections; unset: as fast as answered. */
+  /**
+   * Requests per second over all connections, evenly spaced (lib/paced.ts:
+   * autocannon's own rate sends each second's quota in one burst); unset: as
+   * fast as answered, with autocannon.
+   */
   overallRate?: number;
   /** Per-request rewrite (e.g. a different path each time). */
   setupRequest?: (req: autocannon.Request) => autocannon.Request;
@@ -36,6 +41,26 @@ export async function measure(name: string, serverPid: number, url: string, o: M
   };
   if (o.warmUp !== false) await autocannon({ ...base, duration: 2 });
   const cpuBefore = cpuMicros(serverPid);
+  if (o.overallRate) {
+    const setup = o.setupRequest;
+    const r = await paced({
+      url,
+      headers: o.headers ?? {},
+      rate: o.overallRate,
+      durationS: o.durationS,
+      connections: o.connections,
+      ...(setup ? { path: () => (setup({} as autocannon.Request) as { path: string }).path } : {}),
+    });
+    const cpu = cpuMicros(serverPid) - cpuBefore;
+    return {
+      name,
+      rps: r.rps,
+      p50: r.p50,
+      p99: r.p99,
+      cpuUsPerRequest: cpu / Math.max(1, r.total),
+      errors: r.non2xx + r.errors,
+    };
+  }
   const r = await autocannon({ ...base, duration: o.durationS });
   const cpu = cpuMicros(serverPid) - cpuBefore;
   return {
