@@ -102,6 +102,13 @@ async function main() {
       headers: auth,
       setupRequest: recent,
     });
+    // The same paced load on the ceiling server: the tail this machine gives any server.
+    const ceilingFixed = await measure(
+      `ceiling at a fixed ${FIXED_RATE} req/s`,
+      ceilingServer.pid!,
+      `http://127.0.0.1:${ceilingPort}/agents/${agentId}`,
+      { ...opts, overallRate: FIXED_RATE, warmUp: false },
+    );
     const fixed = await measure(
       `GET /runs/{id} at a fixed ${FIXED_RATE} req/s`,
       gateway.pid!,
@@ -115,7 +122,7 @@ async function main() {
       `\nbench:poll — ${CONNECTIONS} connections, ${DURATION_S} s each, same machine, ` +
         `${BACKGROUND_RUNS_PER_S} runs/s created in the background (${created} in all); load average ${loadAverage()}\n`,
     );
-    console.log(figuresTable([ceiling, poll, fixed], ceiling.rps));
+    console.log(figuresTable([ceiling, poll, ceilingFixed, fixed], ceiling.rps));
     const ratio = poll.rps / ceiling.rps;
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     console.log(
