@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { figuresTable, measure } from './lib/measure';
-import { freePort, loadAverage, postJson, ROOT, sleep, startTs, stopChild, waitFor } from './lib/proc';
-import { createOrg, createTextAgent, startBenchStack } from './lib/stack';
+import { freePort, loadAverage, postJson, sleep, startTs, stopChild, waitFor } from './lib/proc';
+import { createOrg, createTextAgent, startBenchGateway, startBenchStack } from './lib/stack';
 
 // `npm run bench:poll`: GET /runs/{id} through the real gateway while runs
 // execute (a worker process runs them; this script keeps creating runs at a
@@ -27,22 +26,8 @@ async function main() {
   let background: Promise<void> = Promise.resolve();
 
   try {
-    // BENCH_CPU_PROF=1: a --cpu-prof profile of the gateway under .weft/bench/prof.
-    const profDir = path.join(ROOT, '.weft', 'bench', 'prof');
-    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-    const gateway = startTs(
-      'apps/gateway/src/main.ts',
-      {
-        ...stack.serviceEnv,
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        // The benchmark measures throughput, not the limiter's refusals.
-        RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
-        RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      },
-      nodeArgs,
-    );
+    // BENCH_CPU_PROF=1 profiles the gateway (lib/stack.ts).
+    const gateway = startBenchGateway(stack, gatewayPort);
     const worker = startTs('apps/worker/src/main.ts', {
       ...stack.serviceEnv,
       // Any free port for /metrics: a dev stack may hold the default.

@@ -1,13 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { Pool } from 'pg';
 import { withDatabaseName } from '@weft/devstack';
 import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
 import { paced } from './lib/paced';
 import { pgUpdateTps } from './lib/pg-ceiling';
-import { cpuMicros, freePort, loadAverage, ROOT, runTsForOutput, sleep, startTs, stopChild, waitFor } from './lib/proc';
-import { createOrg, createTextAgent, startBenchStack } from './lib/stack';
+import { cpuMicros, freePort, loadAverage, runTsForOutput, sleep, startTs, stopChild, waitFor } from './lib/proc';
+import { createOrg, createTextAgent, profileArgs, startBenchGateway, startBenchStack } from './lib/stack';
 
 // `npm run bench:runs`: runs of the three-node text flow created through the
 // real gateway and executed by a real worker process, first at a fixed rate,
@@ -53,8 +52,7 @@ async function main() {
   const stack = await startBenchStack();
   const gatewayPort = await freePort();
   const children: ChildProcess[] = [];
-  const profDir = path.join(ROOT, '.weft', 'bench', 'prof');
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const nodeArgs = profileArgs();
   // Any free port for the worker's /metrics listener: a dev stack may hold the default.
   const workerEnv = { ...stack.serviceEnv, WORKER_HTTP_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   const workerConfig = loadWorkerConfig({ ...process.env, ...workerEnv });
@@ -81,19 +79,7 @@ async function main() {
       }),
     ) as { jobsPerSecond: number };
 
-    const gateway = startTs(
-      'apps/gateway/src/main.ts',
-      {
-        ...stack.serviceEnv,
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        // The benchmark measures throughput, not the limiter's refusals.
-        RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
-        RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      },
-      nodeArgs,
-    );
+    const gateway = startBenchGateway(stack, gatewayPort, nodeArgs);
     const worker = startTs('apps/worker/src/main.ts', workerEnv, nodeArgs);
     children.push(gateway, worker);
     const base = `http://127.0.0.1:${gatewayPort}`;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { applyMigrations } from '@weft/db/src/migrations';
 import { ensureBucket, ensureDatabase, ensurePostgres, ensureRedis, ensureS3, withDatabaseName } from '@weft/devstack';
-import { ROOT, postJson } from './proc';
+import type { ChildProcess } from 'node:child_process';
+import { ROOT, postJson, startTs } from './proc';
 
 // The services a benchmark runs against: PostgreSQL, Redis and S3 found or
 // started by @weft/devstack (data under .weft/bench), a fresh database with
@@ -84,4 +85,26 @@ export async function createTextAgent(base: string, auth: Record<string, string>
     flow: TEXT_FLOW,
   });
   return agent.id as string;
+}
+
+/** BENCH_CPU_PROF=1: node flags that write --cpu-prof profiles under .weft/bench/prof. */
+export function profileArgs(): string[] {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : [];
+}
+
+/** The gateway under benchmark, on the stack's services, with the rate limits out of the way. */
+export function startBenchGateway(stack: BenchStack, port: number, nodeArgs = profileArgs()): ChildProcess {
+  return startTs(
+    'apps/gateway/src/main.ts',
+    {
+      ...stack.serviceEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      // The benchmark measures throughput, not the limiter's refusals.
+      RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+      RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    },
+    nodeArgs,
+  );
 }
