@@ -2,7 +2,7 @@ import type { ExecuteNodeJob } from '@weft/queue';
 import { currentTraceCarrier, traceNodeJob, withLogContext } from '@weft/telemetry';
 import type { Logger } from 'pino';
 import type { Engine } from './engine';
-import type { EngineHooks } from './engine-hooks';
+import { notify, type EngineHooks } from './engine-hooks';
 
 /** The label instant nodes carry where queued ones name their queue (spans, metrics). */
 export const INSTANT_LANE = 'instant';
@@ -57,15 +57,11 @@ async function executeInstant(engine: Engine, job: ExecuteNodeJob, options: Inst
   try {
     await executeWithInstantNodes(engine, job, options);
   } finally {
-    try {
-      options.hooks?.nodeJobProcessed?.({
-        queue: INSTANT_LANE,
-        nodeType: job.nodeType ?? 'unknown',
-        waitMs: 0,
-        processingMs: performance.now() - started,
-      });
-    } catch (err) {
-      options.logger.warn({ err: (err as Error).message }, 'node job hook failed');
-    }
+    notify({ hooks: options.hooks ?? {}, logger: options.logger }, 'nodeJobProcessed', {
+      queue: INSTANT_LANE,
+      nodeType: job.nodeType ?? 'unknown',
+      waitMs: 0,
+      processingMs: performance.now() - started,
+    });
   }
 }

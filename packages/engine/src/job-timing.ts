@@ -1,7 +1,7 @@
 import { NODE_TYPES } from '@weft/contracts';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { EngineHooks } from './engine-hooks';
+import { notify, type EngineHooks } from './engine-hooks';
 
 const KNOWN_NODE_TYPES = new Set<string>(NODE_TYPES);
 
@@ -21,24 +21,20 @@ export function timeNodeJobs(
   hooks: EngineHooks | undefined,
   logger: Logger,
 ): (job: Job<unknown>) => Promise<void> {
-  const report = hooks?.nodeJobProcessed;
-  if (!report) return processor;
+  if (!hooks?.nodeJobProcessed) return processor;
+  const observers = { hooks, logger };
   return async (job) => {
     const takenAt = Date.now();
     const started = performance.now();
     try {
       await processor(job);
     } finally {
-      try {
-        report({
-          queue: job.queueName,
-          nodeType: nodeTypeOf(job.data),
-          waitMs: job.attemptsMade === 0 ? (job.processedOn ?? takenAt) - job.timestamp : undefined,
-          processingMs: performance.now() - started,
-        });
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'node job hook failed');
-      }
+      notify(observers, 'nodeJobProcessed', {
+        queue: job.queueName,
+        nodeType: nodeTypeOf(job.data),
+        waitMs: job.attemptsMade === 0 ? (job.processedOn ?? takenAt) - job.timestamp : undefined,
+        processingMs: performance.now() - started,
+      });
     }
   };
 }

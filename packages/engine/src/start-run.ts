@@ -126,21 +126,21 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
     }
   };
   const base = { id: runId, agentVersion: version.version };
+  // Written as failed by the create statement (extensions.md 6).
+  const unfunded = (created: { created_at: Date; completed_at: Date | null }): StartedRun => ({
+    ...base,
+    createdAt: created.created_at,
+    completedAt: created.completed_at,
+    status: 'failed',
+    failureReason: 'insufficient_credits',
+    error: insufficient,
+    currentNode: null,
+    dispatch: [],
+  });
 
   if (ids.length > 0) {
     const created = await create(pool);
-    if (!created.funded) {
-      return {
-        ...base,
-        createdAt: created.created_at,
-        completedAt: created.completed_at,
-        status: 'failed',
-        failureReason: 'insufficient_credits',
-        error: insufficient,
-        currentNode: null,
-        dispatch: [],
-      };
-    }
+    if (!created.funded) return unfunded(created);
     return {
       ...base,
       createdAt: created.created_at,
@@ -159,18 +159,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
   // transaction that creates it (rare; the lock cost above does not matter here).
   return withTransaction(pool, async (client) => {
     const created = await create(client);
-    if (!created.funded) {
-      return {
-        ...base,
-        createdAt: created.created_at,
-        completedAt: created.completed_at,
-        status: 'failed' as const,
-        failureReason: 'insufficient_credits' as const,
-        error: insufficient,
-        currentNode: null,
-        dispatch: [],
-      };
-    }
+    if (!created.funded) return unfunded(created);
     const run: RunRow = {
       id: runId,
       organization_id: input.organizationId,
