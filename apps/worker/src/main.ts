@@ -5,13 +5,13 @@ import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
 import { startNodeWorkers } from '@weft/engine';
+import { readiness } from '@weft/health';
 import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
 import { startAssetWorker } from './assets/asset-worker';
 import { startOpsServer } from './http/ops-server';
-import { readiness } from './http/readiness';
 import { createWorkerMetrics } from './http/worker-metrics';
 
 // Composition root of a worker process: connects, proves its dependencies,
@@ -42,7 +42,7 @@ async function main() {
         pingDatabase: () => db.pool.query('SELECT 1'),
         redis,
         pingStorage: () => storage.ping(),
-        processing: () => processing,
+        local: { processors: () => processing },
       }),
   });
 

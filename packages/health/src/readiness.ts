@@ -1,9 +1,10 @@
 import { checkEvictionPolicy } from '@weft/queue';
 import type { Redis } from 'ioredis';
 
-// /readyz of a worker: the same dependencies and body shape as the gateway's
-// (apps/gateway/src/routes/health/health.routes.ts), plus whether this
-// process is taking jobs (false while it starts and once it drains).
+// /readyz of the gateway and of every worker: database, Redis and object
+// storage reachable, and Redis' eviction policy `noeviction` (anything else
+// would drop queued work silently: packages/queue eviction-policy.ts), plus
+// what the process itself adds (a worker: whether it is taking jobs).
 
 export type CheckResult = 'ok' | 'fail';
 
@@ -18,8 +19,8 @@ export interface ReadinessSources {
   pingDatabase(): Promise<unknown>;
   redis: Redis;
   pingStorage(): Promise<unknown>;
-  /** Whether the job processors are running. */
-  processing(): boolean;
+  /** The process's own conditions, by check name (a worker: `processors`, whether it takes jobs). */
+  local?: Record<string, () => boolean>;
 }
 
 const TIMEOUT_MS = 2000;
@@ -56,13 +57,8 @@ export async function readiness(sources: ReadinessSources): Promise<Readiness> {
       if (!policy.ok) throw new ReadinessProblem(policy.message);
     }, messages),
   ]);
-  const checks: Record<string, CheckResult> = {
-    database,
-    redis,
-    storage,
-    redis_policy,
-    processors: sources.processing() ? 'ok' : 'fail',
-  };
+  const checks: Record<string, CheckResult> = { database, redis, storage, redis_policy };
+  for (const [name, holds] of Object.entries(sources.local ?? {})) checks[name] = holds() ? 'ok' : 'fail';
   const ok = Object.values(checks).every((c) => c === 'ok');
   return { status: ok ? 'ok' : 'unavailable', checks, ...(messages.length > 0 ? { messages } : {}) };
 }

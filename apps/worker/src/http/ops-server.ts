@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerMatches, type MetricsRegistry } from '@weft/metrics';
 import type { Logger } from 'pino';
-import type { Readiness } from './readiness';
+import type { Readiness } from '@weft/health';
 
 // The worker's only HTTP surface, for Prometheus and Kubernetes probes:
 // GET /metrics, /healthz (liveness: the event loop answers) and /readyz.

@@ -1,5 +1,5 @@
 import { z } from '@weft/contracts';
-import { checkEvictionPolicy } from '@weft/queue';
+import { readiness } from '@weft/health';
 import { defineRoute } from '../../http/define-route';
 
 const Health = z.object({ status: z.literal('ok') }).openapi('Health');
@@ -22,22 +22,6 @@ export const healthz = defineRoute({
   handler: async () => ({ status: 200, body: { status: 'ok' } }),
 });
 
-async function check(probe: () => Promise<unknown>, messages?: string[]): Promise<'ok' | 'fail'> {
-  try {
-    await Promise.race([
-      probe(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
-    ]);
-    return 'ok';
-  } catch (err) {
-    if (messages && err instanceof ReadinessProblem) messages.push(err.message);
-    return 'fail';
-  }
-}
-
-/** A failed check whose message is safe and useful to show on the public /readyz. */
-class ReadinessProblem extends Error {}
-
 export const readyz = defineRoute({
   method: 'get',
   path: '/readyz',
@@ -49,20 +33,11 @@ export const readyz = defineRoute({
     503: { description: 'A dependency is unreachable', schema: Readiness },
   },
   handler: async ({ deps }) => {
-    const messages: string[] = [];
-    const [database, redis, storage, redis_policy] = await Promise.all([
-      check(() => deps.db.pool.query('SELECT 1')),
-      check(() => deps.redis.ping()),
-      check(() => deps.pingStorage()),
-      // Redis evicting keys would drop queued work silently (packages/queue eviction-policy.ts).
-      check(async () => {
-        const policy = await checkEvictionPolicy(deps.redis);
-        if (!policy.ok) throw new ReadinessProblem(policy.message);
-      }, messages),
-    ]);
-    const checks = { database, redis, storage, redis_policy };
-    const ok = Object.values(checks).every((c) => c === 'ok');
-    const body = { status: ok ? 'ok' : 'unavailable', checks, ...(messages.length > 0 ? { messages } : {}) };
-    return { status: ok ? 200 : 503, body };
+    const body = await readiness({
+      pingDatabase: () => deps.db.pool.query('SELECT 1'),
+      redis: deps.redis,
+      pingStorage: () => deps.pingStorage(),
+    });
+    return { status: body.status === 'ok' ? 200 : 503, body };
   },
 });
