@@ -4,7 +4,7 @@ import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Dispatch } from './advance';
+import type { Dispatch } from './transition';
 
 export interface RunQueues {
   light: Queue<ExecuteNodeJob>;

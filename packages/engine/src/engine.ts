@@ -3,14 +3,14 @@ import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Dispatch } from './advance';
+import type { Dispatch } from './transition';
 import { CancelBus, InFlight } from './cancel-bus';
 import { cancelRun } from './cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review';
 import { Dispatcher, type RunQueues } from './dispatcher';
 import type { EngineCore } from './engine-core';
 import { notify, type EngineHooks } from './engine-hooks';
-import { executeNode } from './execute-node';
+import { executeNode, readRun, type ExecutedNode, type RunSnapshot } from './execute-node';
 import { VersionCache } from './flow-cache';
 import { reconcile, type ReconcileReport } from './reconcile';
 import { startRun, type StartedRun, type StartRunInput } from './start-run';
@@ -40,8 +40,14 @@ export interface Engine {
   readonly inFlight: InFlight;
   readonly versions: VersionCache;
   startRun(input: StartRunInput): Promise<StartedRun>;
-  /** Executes a dispatched node; returns the instant nodes it made ready, for the caller to execute at once. */
-  executeNode(job: ExecuteNodeJob): Promise<Dispatch[]>;
+  /**
+   * Executes a dispatched node; returns the instant nodes it made ready, for
+   * the caller to execute at once, and the run as its commit left it (pass it
+   * back as `known` for those, to spare them a read).
+   */
+  executeNode(job: ExecuteNodeJob, known?: RunSnapshot): Promise<ExecutedNode>;
+  /** The run and its node rows as executeNode reads them (undefined when there is no such run). */
+  readRun(runId: string): Promise<RunSnapshot | undefined>;
   /** Enqueues dispatched nodes (instant nodes a caller could not execute itself). */
   enqueue(runId: string, nodes: Dispatch[]): Promise<boolean>;
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
@@ -75,7 +81,8 @@ export function createEngine(options: EngineOptions): Engine {
       await core.dispatcher.dispatch(started.id, started.dispatch);
       return started;
     },
-    executeNode: (job) => executeNode(core, job),
+    executeNode: (job, known) => executeNode(core, job, known),
+    readRun: (runId) => readRun(core.db.pool, runId),
     enqueue: (runId, nodes) => core.dispatcher.dispatch(runId, nodes),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),

@@ -10,20 +10,16 @@ import {
   type NodeValue,
 } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
+import type { Pool } from 'pg';
 import { derivedUuid } from './ids';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
 import { nodeAssets } from './node-assets';
-import { lockRun, type NodeRow, type RunRow } from './run-rows';
-import { advance, type Dispatch } from './advance';
+import { commitTransition, type NodeSettlement } from './commit-transition';
+import type { NodeRow, RunRow } from './run-rows';
+import { planTransition, type Dispatch } from './transition';
 import { TransientError } from './transient';
-import { Rollback, withTransaction } from './tx';
-
-interface ExecutionRow extends RunRow {
-  inputs: RunInput[];
-  nodes: NodeRow[] | null;
-}
 
 /** Port → upstream value(s), from the node's links and the upstream rows. */
 function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<string, NodeValue | NodeValue[]> {
@@ -36,35 +32,68 @@ function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<strin
   return out;
 }
 
-/**
- * Executes one dispatched node (processor → here). Redelivery is harmless:
- * a node that is no longer `running` at this attempt, or a run that has
- * ended, is skipped; the completion is a conditional update, so of two
- * executions of one attempt only the first result counts.
- *
- * Returns the instant nodes its completion made ready (isInstantNode): they
- * are dispatched (`running`) but not enqueued, for the caller to execute at
- * once. A caller that cannot must enqueue them (Dispatcher.dispatch); if the
- * process dies first, the reconciler finds them without a job and enqueues them.
- */
-export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promise<Dispatch[]> {
-  const { pool } = core.db;
-  // The run and its node rows in one round trip: this read happens for every node.
-  const runs = await pool.query<ExecutionRow>({
-    name: 'engine_load_run_for_node_v2',
+/** A run as an execution read it: its row at `run.version`, its inputs and its node rows. */
+export interface RunSnapshot {
+  run: RunRow;
+  inputs: RunInput[];
+  nodes: NodeRow[];
+}
+
+/** What executing a node left behind for its caller. */
+export interface ExecutedNode {
+  /** Instant nodes its completion made ready (isInstantNode), dispatched but not enqueued. */
+  instant: Dispatch[];
+  /** The run as this execution's commit left it: a hint that saves the next instant node its read. */
+  snapshot: RunSnapshot | null;
+}
+
+const NOTHING: ExecutedNode = { instant: [], snapshot: null };
+
+/** The run and its node rows in one round trip (once per queued node; instant nodes get a snapshot). */
+export async function readRun(pool: Pool, runId: string): Promise<RunSnapshot | undefined> {
+  const { rows } = await pool.query<RunRow & { inputs: RunInput[]; nodes: NodeRow[] | null }>({
+    name: 'engine_load_run_for_node_v3',
     text: `SELECT r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
-                  r.reserved_credits, r.inputs,
+                  r.reserved_credits, r.version, r.inputs,
                   (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
                                                      'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
                      FROM node_executions n WHERE n.run_id = r.id) AS nodes
              FROM runs r WHERE r.id = $1`,
-    values: [job.runId],
+    values: [runId],
   });
-  const run = runs.rows[0];
-  if (!run || run.status !== 'in_progress') return [];
-  const nodes = run.nodes ?? [];
-  const row = nodes.find((n) => n.node_id === job.nodeId);
-  if (!row || row.status !== 'running' || row.attempt !== job.attempt) return [];
+  const row = rows[0];
+  if (!row) return undefined;
+  const { inputs, nodes, ...run } = row;
+  return { run, inputs, nodes: nodes ?? [] };
+}
+
+/** Whether `job` still holds its node in `snapshot`: the run in progress, the node dispatched at this attempt. */
+function holds(snapshot: RunSnapshot | undefined, job: ExecuteNodeJob): snapshot is RunSnapshot {
+  if (snapshot?.run.status !== 'in_progress') return false;
+  const row = snapshot.nodes.find((n) => n.node_id === job.nodeId);
+  return row?.status === 'running' && row.attempt === job.attempt;
+}
+
+/**
+ * Executes one dispatched node (processor → here). Redelivery is harmless:
+ * a node that is no longer `running` at this attempt, or a run that has
+ * ended, is skipped; the completion commits only on the run version its
+ * rows were read at, so of two executions of one attempt only the first
+ * result counts.
+ *
+ * `known` is the run as a previous execution in this process left it (an
+ * instant node's caller): it is used without reading the run again, and
+ * trusted no further than any read, since the commit checks the version.
+ *
+ * Returns the instant nodes its completion made ready: they are dispatched
+ * (`running`) but not enqueued, for the caller to execute at once. A caller
+ * that cannot must enqueue them (Dispatcher.dispatch); if the process dies
+ * first, the reconciler finds them without a job and enqueues them.
+ */
+export async function executeNode(core: EngineCore, job: ExecuteNodeJob, known?: RunSnapshot): Promise<ExecutedNode> {
+  const snapshot = known ?? (await readRun(core.db.pool, job.runId));
+  if (!holds(snapshot, job)) return NOTHING;
+  const { run, nodes } = snapshot;
 
   const version = await core.versions.version(run.agent_version_id);
   const node = version.graph.node(job.nodeId)!;
@@ -72,8 +101,10 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
   const params = node.params ?? {};
   const timeoutMs = timeoutOf(node.type, params);
   const cancel = core.inFlight.start(run.id);
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([cancel.signal, timeout]);
+  // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
+  const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
+  const signal = timeout ? AbortSignal.any([cancel.signal, timeout]) : cancel.signal;
+  const pool = core.db.pool;
   const ctx: NodeContext = {
     runId: run.id,
     nodeId: node.id,
@@ -81,7 +112,7 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
     attempt: job.attempt,
     params,
     inputs: resolveInputs(node, new Map(nodes.map((n) => [n.node_id, n]))),
-    runInput: run.inputs.find((i) => i.id === node.id)?.value,
+    runInput: snapshot.inputs.find((i) => i.id === node.id)?.value,
     signal,
     assets: nodeAssets(
       pool,
@@ -104,19 +135,30 @@ export async function executeNode(core: EngineCore, job: ExecuteNodeJob): Promis
     result = await executor.execute(ctx);
   } catch (err) {
     // Cancelled: the cancel already ended the run in PostgreSQL; nothing to record.
-    if (cancel.signal.aborted) return [];
+    if (cancel.signal.aborted) return NOTHING;
     if (err instanceof TransientError) throw err;
-    const failure = timeout.aborted
+    const failure = timeout?.aborted
       ? new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`)
       : err instanceof NodeFailure
         ? err
         : internalFailure(core, node.id, err);
     await failNode(core, job, failure);
-    return [];
+    return NOTHING;
   } finally {
     core.inFlight.finish(run.id, cancel);
   }
-  return completeNode(core, job, result, startedAt);
+  const settle: NodeSettlement = {
+    nodeId: job.nodeId,
+    attempt: job.attempt,
+    status: result.review ? 'waiting_review' : 'completed',
+    output: result.output,
+    cost: result.cost ?? 0,
+    startedAt,
+    review: result.review
+      ? { id: derivedUuid('review', job.runId, job.nodeId, job.attempt), proposal: result.review }
+      : null,
+  };
+  return completeNode(core, job, snapshot, settle);
 }
 
 function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFailure {
@@ -125,64 +167,55 @@ function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFa
   return new NodeFailure('unknown', `Node '${nodeId}' failed because of an internal error`);
 }
 
+/** Attempts at committing one completion before giving up: each failed one means another transition landed. */
+const MAX_COMMIT_ATTEMPTS = 50;
+
+/**
+ * Commits the node's result and what follows from it in one statement, on
+ * the version of the run it was computed from; when another transition
+ * landed first (a sibling branch, a cancel, a redelivery), reads the run
+ * again and recomputes, until it applies or the node is no longer this
+ * job's to settle.
+ */
 async function completeNode(
   core: EngineCore,
   job: ExecuteNodeJob,
-  result: NodeResult,
-  startedAt: Date,
-): Promise<Dispatch[]> {
-  let locked: RunRow | undefined;
-  const dispatch = await withTransaction(core.db.pool, async (client) => {
-    const run = (locked = await lockRun(client, job.runId));
-    if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
-    const status = result.review ? 'waiting_review' : 'completed';
-    // This node's completion and the run's other node rows in one statement.
-    // It runs after the run lock was granted, so its snapshot holds every
-    // sibling that completed before us; our own row comes from RETURNING.
-    const { rows: nodes } = await client.query<NodeRow & { settled: boolean }>({
-      // started_at becomes the executor's start (it held the dispatch time), in the commit that happens anyway.
-      name: 'engine_complete_node_v3',
-      text: `WITH settled AS (
-               UPDATE node_executions SET status = $3::"NodeStatus", output = $4, cost = cost + $5, started_at = $7,
-                      completed_at = CASE WHEN $3 = 'completed' THEN now() END
-                WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $6
-                RETURNING node_id, node_type, status, attempt, cost
-             )
-             SELECT node_id, node_type, status, attempt, cost, NULL::jsonb AS output, true AS settled FROM settled
-             UNION ALL
-             SELECT node_id, node_type, status, attempt, cost, output, false FROM node_executions
-              WHERE run_id = $1 AND node_id <> $2`,
-      values: [job.runId, job.nodeId, status, JSON.stringify(result.output), result.cost ?? 0, job.attempt, startedAt],
-    });
-    const own = nodes.find((n) => n.settled);
-    if (!own) throw new Rollback('node already settled');
-    own.output = result.output;
-    if (result.review) {
-      // Keyed by (run, node, attempt): a second execution of this attempt cannot open a second review.
-      await client.query({
-        name: 'engine_open_review_v1',
-        text: `INSERT INTO reviews (id, run_id, node_id, status, proposed_output, created_at)
-               VALUES ($1, $2, $3, 'pending', $4, now()) ON CONFLICT (id) DO NOTHING`,
-        values: [
-          derivedUuid('review', job.runId, job.nodeId, job.attempt),
-          job.runId,
-          job.nodeId,
-          JSON.stringify(result.review),
-        ],
-      });
+  read: RunSnapshot,
+  settle: NodeSettlement,
+): Promise<ExecutedNode> {
+  const version = await core.versions.version(read.run.agent_version_id);
+  const spec = await core.versions.resultSpec(read.run.agent_version_id, read.run.app_id);
+  let snapshot: RunSnapshot | undefined = read;
+  for (let attempt = 1; ; attempt++) {
+    const run = { ...snapshot.run };
+    // The rows as they will be once this commits, the ready ones marked by planTransition.
+    const nodes = snapshot.nodes.map((n) =>
+      n.node_id === settle.nodeId
+        ? { ...n, status: settle.status, output: settle.output, cost: n.cost + settle.cost }
+        : { ...n },
+    );
+    const transition = planTransition(run, nodes, version, spec);
+    if (
+      await commitTransition(core.db.pool, {
+        run,
+        settle,
+        transition,
+        startedAt: settle.startedAt,
+        balance: 'statement',
+      })
+    ) {
+      reportRunEnded(core, run);
+      const instant = transition.ready.filter((d) => isInstantNode(d.nodeType));
+      await core.dispatcher.dispatch(
+        job.runId,
+        transition.ready.filter((d) => !isInstantNode(d.nodeType)),
+      );
+      return { instant, snapshot: run.ended ? null : { run, inputs: snapshot.inputs, nodes } };
     }
-    const version = await core.versions.version(run.agent_version_id);
-    const spec = await core.versions.resultSpec(run.agent_version_id, run.app_id);
-    return advance(client, run, nodes, version, spec, startedAt);
-  }).catch((err: unknown) => {
-    if (err instanceof Rollback) return [];
-    throw err;
-  });
-  reportRunEnded(core, locked);
-  const instant = dispatch.filter((d) => isInstantNode(d.nodeType));
-  await core.dispatcher.dispatch(
-    job.runId,
-    dispatch.filter((d) => !isInstantNode(d.nodeType)),
-  );
-  return instant;
+    snapshot = await readRun(core.db.pool, job.runId);
+    if (!holds(snapshot, job)) return NOTHING;
+    if (attempt >= MAX_COMMIT_ATTEMPTS) {
+      throw new Error(`Node '${job.nodeId}' could not commit: its run kept changing (${attempt} attempts)`);
+    }
+  }
 }

@@ -2,6 +2,7 @@ import type { ExecuteNodeJob } from '@weft/queue';
 import { currentTraceCarrier, traceNodeJob, withLogContext } from '@weft/telemetry';
 import type { Logger } from 'pino';
 import type { Engine } from './engine';
+import type { RunSnapshot } from './execute-node';
 import { notify, type EngineHooks } from './engine-hooks';
 
 /** The label instant nodes carry where queued ones name their queue (spans, metrics). */
@@ -26,8 +27,12 @@ export async function executeWithInstantNodes(
   engine: Engine,
   job: ExecuteNodeJob,
   options: InstantNodeOptions,
-): Promise<void> {
-  const ready = await engine.executeNode(job);
+  known?: RunSnapshot,
+): Promise<RunSnapshot | null> {
+  const executed = await engine.executeNode(job, known);
+  const ready = executed.instant;
+  // The latest state this process committed: each instant node starts from it, and a sibling from what the previous one left.
+  let latest = executed.snapshot;
   for (let i = 0; i < ready.length; i++) {
     const node = ready[i]!;
     const next: ExecuteNodeJob = {
@@ -38,8 +43,9 @@ export async function executeWithInstantNodes(
       ...currentTraceCarrier(),
     };
     try {
-      await withLogContext({ runId: next.runId, nodeId: next.nodeId }, () =>
-        traceNodeJob(INSTANT_LANE, '', next, 0, () => executeInstant(engine, next, options)),
+      const from = latest ?? undefined;
+      latest = await withLogContext({ runId: next.runId, nodeId: next.nodeId }, () =>
+        traceNodeJob(INSTANT_LANE, '', next, 0, () => executeInstant(engine, next, options, from)),
       );
     } catch (err) {
       options.logger.warn(
@@ -47,15 +53,21 @@ export async function executeWithInstantNodes(
         'instant node not executed here; enqueued',
       );
       await engine.enqueue(job.runId, ready.slice(i));
-      return;
+      return null;
     }
   }
+  return latest;
 }
 
-async function executeInstant(engine: Engine, job: ExecuteNodeJob, options: InstantNodeOptions): Promise<void> {
+async function executeInstant(
+  engine: Engine,
+  job: ExecuteNodeJob,
+  options: InstantNodeOptions,
+  known: RunSnapshot | undefined,
+): Promise<RunSnapshot | null> {
   const started = performance.now();
   try {
-    await executeWithInstantNodes(engine, job, options);
+    return await executeWithInstantNodes(engine, job, options, known);
   } finally {
     notify({ hooks: options.hooks ?? {}, logger: options.logger }, 'nodeJobProcessed', {
       queue: INSTANT_LANE,

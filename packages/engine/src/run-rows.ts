@@ -14,6 +14,8 @@ export interface RunRow {
   app_id: string | null;
   status: 'in_progress' | 'completed' | 'failed' | 'canceled';
   reserved_credits: number;
+  /** runs.version as read or locked: see commit-transition.ts. */
+  version: number;
   /** Set by endRun or completeRun when this transaction ends the run: reported to the hooks after the commit. */
   ended?: { status: 'completed' | 'failed' | 'canceled'; failureReason: FailureReason | null; cost: number };
 }
@@ -29,27 +31,29 @@ export interface NodeRow {
   output: NodeValue | null;
 }
 
-const RUN_COLUMNS = 'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits';
+const RUN_COLUMNS = 'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, version';
 
 /**
  * Locks the run row for the rest of the transaction. Every transition of a
- * run (node completion, review decision, cancel, failure) takes this lock
- * first, so they serialise per run: two branches finishing at once cannot
- * both miss the node that waits for both, and a cancel cannot interleave
- * with a completion. Always taken before any node row, so there is no
- * lock-order deadlock.
+ * run under a lock (review decision, cancel, failure) takes this lock first,
+ * so they serialise per run: a cancel cannot interleave with a decision.
+ * Always taken before any node row, so there is no lock-order deadlock.
+ *
+ * The lock is an UPDATE that bumps `version`: whatever the transaction then
+ * changes, a node completion committed without a lock (commit-transition.ts)
+ * on the version it read before cannot apply over it.
  */
 export async function lockRun(client: PoolClient, runId: string, orgId?: string): Promise<RunRow | undefined> {
   const { rows } = await client.query<RunRow>(
     orgId === undefined
       ? {
-          name: 'engine_lock_run_v1',
-          text: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`,
+          name: 'engine_lock_run_v2',
+          text: `UPDATE runs SET version = version + 1 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
           values: [runId],
         }
       : {
-          name: 'engine_lock_org_run_v1',
-          text: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+          name: 'engine_lock_org_run_v2',
+          text: `UPDATE runs SET version = version + 1 WHERE id = $1 AND organization_id = $2 RETURNING ${RUN_COLUMNS}`,
           values: [runId, orgId],
         },
   );

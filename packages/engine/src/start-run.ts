@@ -1,7 +1,8 @@
 import type { FailureReason, RunInput } from '@weft/contracts';
 import { ExternalIdConflictError } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
-import { advance, type Dispatch } from './advance';
+import { advance } from './advance';
+import type { Dispatch } from './transition';
 import type { VersionCache } from './flow-cache';
 import { uuidv7 } from './ids';
 import type { RunRow } from './run-rows';
@@ -169,6 +170,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
       app_id: input.appId,
       status: 'in_progress',
       reserved_credits: input.estimatedCost,
+      version: 0,
     };
     await advance(client, run, [], version, await versions.resultSpec(input.agentVersionId, input.appId), null);
     return {

@@ -1,0 +1,139 @@
+import type { Flow } from '@weft/contracts';
+import type { Engine } from '@weft/engine';
+import { RUN_QUEUES } from '@weft/queue';
+import { Queue } from 'bullmq';
+import request from 'supertest';
+import { postAgent } from '../testing/catalog-fixtures';
+import { runInvariantViolations } from '../testing/invariants';
+import { startRunStack, type RunStack } from '../testing/test-runs';
+
+// A node completion commits in one statement, on the condition that the run is
+// still at the version its rows were read at (packages/engine/src/commit-transition.ts).
+// These tests make that condition fail on purpose: a sibling branch, a cancel
+// or a redelivery lands between a node's read and its commit.
+
+let stack: RunStack;
+let engine: Engine;
+let apiKey: string;
+let orgId: string;
+let agentId: string;
+let queue: Queue;
+
+/** Two roots joined: whichever root commits second must dispatch the join, exactly once. */
+const diamond = (): Flow => ({
+  nodes: [
+    { id: 'a', type: 'text_input', required: true },
+    { id: 'b', type: 'text_input', required: true },
+    { id: 'join', type: 'prompt_concatenate', params: { separator: '+' }, inputs: { parts: ['a', 'b'] } },
+  ],
+  outputs: [{ id: 'join', type: 'text', description: 'Both' }],
+});
+
+beforeAll(async () => {
+  // No consuming worker: the test executes nodes itself, in the order it needs.
+  stack = await startRunStack({}, false);
+  ({ apiKey, id: orgId } = await stack.gw.createOrg('Racer', 100));
+  agentId = (await postAgent(stack.gw.app, apiKey, { flow: diamond(), estimated_cost: 3 })).id;
+  // The queue paused (BullMQ hands out no job) and a reconciler that never finds a run stale: the worker
+  // process's engine executes only what the test asks it to.
+  queue = new Queue(RUN_QUEUES.light, { connection: stack.gw.deps.redis, prefix: stack.gw.config.REDIS_PREFIX });
+  await queue.pause();
+  engine = (await stack.startWorker({ reconcileStaleMs: 600_000 })).engine;
+});
+afterAll(async () => {
+  await queue.close();
+  await stack.close();
+});
+
+/** Creates a run and removes its queued root jobs, so that nothing but the test executes them. */
+async function createRun(): Promise<string> {
+  const res = await request(stack.gw.app)
+    .post('/runs')
+    .set('X-Api-Key', apiKey)
+    .send({
+      agent_id: agentId,
+      inputs: [
+        { id: 'a', value: 'left' },
+        { id: 'b', value: 'right' },
+      ],
+    })
+    .expect(201);
+  await queue.drain();
+  return res.body.id as string;
+}
+
+const job = (runId: string, nodeId: string) => ({ runId, nodeId, attempt: 0 });
+const nodesOf = async (runId: string) =>
+  Object.fromEntries(
+    (await stack.gw.deps.db.prisma.nodeExecution.findMany({ where: { runId } })).map((n) => [n.nodeId, n.status]),
+  );
+
+test('a sibling committed between read and commit: the second branch reads again and dispatches the join once', async () => {
+  const runId = await createRun();
+  const stale = await engine.readRun(runId);
+  expect(stale?.run.version).toBe(0);
+
+  const first = await engine.executeNode(job(runId, 'a'));
+  expect(first.instant).toEqual([]);
+  // b computed from the read taken before a committed: its commit misses, it reads again and sees a.
+  const second = await engine.executeNode(job(runId, 'b'), stale!);
+  expect(second.instant).toEqual([{ nodeId: 'join', attempt: 0, nodeType: 'prompt_concatenate' }]);
+  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'completed', join: 'running' });
+  const mid = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  expect([mid.status, mid.progress, mid.currentNode, mid.version]).toEqual([
+    'in_progress',
+    2 / 3,
+    'prompt_concatenate',
+    2,
+  ]);
+
+  // The join starts from the snapshot b's commit left: no read, one commit, the run completed and settled.
+  const last = await engine.executeNode(job(runId, 'join'), second.snapshot!);
+  expect(last).toEqual({ instant: [], snapshot: null });
+  const done = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
+  expect(done.body).toMatchObject({ status: 'completed', progress: 1, cost: 0 });
+  expect(done.body.results).toEqual([{ id: 'join', type: 'text', value: 'left+right', description: 'Both' }]);
+  expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+});
+
+test('a redelivered job with the read of its first delivery changes nothing once the node is settled', async () => {
+  const runId = await createRun();
+  const stale = await engine.readRun(runId);
+  await engine.executeNode(job(runId, 'a'));
+  const before = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  expect(await engine.executeNode(job(runId, 'a'), stale!)).toEqual({ instant: [], snapshot: null });
+  const after = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  expect(after).toEqual(before);
+  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'running', join: 'pending' });
+  await engine.executeNode(job(runId, 'b'));
+  await engine.executeNode(job(runId, 'join'));
+});
+
+test('a cancel between read and commit wins: the node commits nothing and the reservation is released', async () => {
+  const runId = await createRun();
+  const stale = await engine.readRun(runId);
+  await request(stack.gw.app).delete(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(204);
+  expect(await engine.executeNode(job(runId, 'a'), stale!)).toEqual({ instant: [], snapshot: null });
+  const run = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
+  expect(run.body).toMatchObject({ status: 'canceled', cost: 0 });
+  expect(await nodesOf(runId)).toEqual({ a: 'canceled', b: 'canceled', join: 'canceled' });
+  const org = await stack.gw.deps.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
+  expect(org.credits).toBe(100);
+  expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+});
+
+test('both roots committing at once, many times over: every run completes once, charged once', async () => {
+  const runs = await Promise.all(Array.from({ length: 20 }, () => createRun()));
+  const joins = await Promise.all(
+    runs.map(async (runId) => {
+      const [a, b] = await Promise.all([engine.executeNode(job(runId, 'a')), engine.executeNode(job(runId, 'b'))]);
+      const ready = [...a.instant, ...b.instant];
+      expect(ready.map((d) => d.nodeId)).toEqual(['join']);
+      return (await engine.executeNode(job(runId, 'join'))).instant;
+    }),
+  );
+  expect(joins.flat()).toEqual([]);
+  const ended = await stack.gw.deps.db.prisma.run.findMany({ where: { id: { in: runs } } });
+  expect(ended.map((r) => r.status)).toEqual(runs.map(() => 'completed'));
+  expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+});
