@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { InvalidatedCache } from '../cache/invalidated-cache';
 import { subscribeToInvalidations } from '../cache/invalidation-channel';
-import { loadAgent, readableAgent, type StoredAgent } from './get-agent';
+import { loadAgent, readableAgent, readableStoredAgent, type StoredAgent } from './get-agent';
 
 // Agents are read far more often than they change (a new version, at most a
 // few times a day), and `GET /agents/{id}` is the catalog's hottest read. Each
@@ -16,6 +16,8 @@ import { loadAgent, readableAgent, type StoredAgent } from './get-agent';
 export interface AgentCatalog {
   /** The agent as `orgId` may see it: 404 when missing or not readable, 422 without an active version. */
   get(orgId: string, agentId: string): Promise<Agent>;
+  /** The stored agent as `orgId` may see it, with its active version id (creating a run): 404 when not readable. */
+  stored(orgId: string, agentId: string): Promise<StoredAgent>;
   /** Call after committing a change to the agent: every instance reads it afresh. */
   changed(agentId: string): Promise<void>;
   whenLive(): Promise<void>;
@@ -53,6 +55,9 @@ export function createAgentCatalog({ db, redis, redisPrefix, ttlMs, logger }: Ag
   return {
     async get(orgId, agentId) {
       return readableAgent(await cache.get(agentId), orgId, agentId);
+    },
+    async stored(orgId, agentId) {
+      return readableStoredAgent(await cache.get(agentId), orgId);
     },
     async changed(agentId) {
       cache.evict(agentId);

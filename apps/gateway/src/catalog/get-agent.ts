@@ -11,7 +11,7 @@ import type { Loaded } from '../cache/invalidated-cache';
 const LOAD_AGENT = {
   name: 'catalog_load_agent_v2',
   text: `SELECT a.id, a.organization_id, a.name, a.description, a.tags, a.visibility, a.estimated_cost,
-                v.version, v.inputs, v.outputs, v.has_human_review
+                a.active_version_id, v.version, v.inputs, v.outputs, v.has_human_review
            FROM agents a
            LEFT JOIN agent_versions v ON v.id = a.active_version_id
           WHERE a.id = $1`,
@@ -25,6 +25,7 @@ interface Row {
   tags: string[] | null;
   visibility: Agent['visibility'] & string;
   estimated_cost: number;
+  active_version_id: string | null;
   version: number | null;
   inputs: AgentInput[] | null;
   outputs: AgentOutput[] | null;
@@ -35,6 +36,8 @@ interface Row {
 export interface StoredAgent {
   organizationId: string;
   visibility: string;
+  /** The version a run created now is pinned to (null while there is none). */
+  activeVersionId: string | null;
   agent: Agent | null;
 }
 
@@ -46,6 +49,7 @@ export async function loadAgent(db: Db, agentId: string): Promise<Loaded<StoredA
     value: {
       organizationId: row.organization_id,
       visibility: row.visibility,
+      activeVersionId: row.version === null ? null : row.active_version_id,
       agent:
         row.version === null
           ? null
@@ -69,15 +73,21 @@ export async function loadAgent(db: Db, agentId: string): Promise<Loaded<StoredA
  * The owner sees every visibility; anyone authenticated sees shared and public
  * agents; everything else is a 404 indistinguishable from a missing agent.
  */
-export function readableAgent(stored: StoredAgent | undefined, orgId: string, agentId: string): Agent {
+export function readableStoredAgent(stored: StoredAgent | undefined, orgId: string): StoredAgent {
   if (
     !stored ||
     (stored.organizationId !== orgId && stored.visibility !== 'shared' && stored.visibility !== 'public')
   ) {
     throw new NotFoundError('Agent');
   }
-  if (!stored.agent) {
+  return stored;
+}
+
+/** The agent as `orgId` may see it (see readableStoredAgent); 422 while it has no active version. */
+export function readableAgent(stored: StoredAgent | undefined, orgId: string, agentId: string): Agent {
+  const { agent } = readableStoredAgent(stored, orgId);
+  if (!agent) {
     throw invalid(['path', 'agent_id'], 'Agent has no active version', 'no_active_version', agentId);
   }
-  return stored.agent;
+  return agent;
 }

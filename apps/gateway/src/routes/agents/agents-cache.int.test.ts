@@ -81,3 +81,30 @@ it('answers 422 for an agent without an active version, and 200 once one is publ
   while (status !== 200 && Date.now() < deadline) status = (await getAgent(sibling.app, owner.apiKey, draft.id)).status;
   expect(status).toBe(200);
 });
+
+it('pins runs created through another instance to a version published a moment ago', async () => {
+  const agent = await postAgent(gw.app, owner.apiKey, { name: 'Pinned' });
+  const createRun = (app: TestGateway['app'], value: string) =>
+    request(app)
+      .post('/runs')
+      .set('X-Api-Key', owner.apiKey)
+      .send({ agent_id: agent.id, inputs: [{ id: 'text', value }] });
+  // The sibling caches the agent (and its active version) by creating a run.
+  expect((await createRun(sibling.app, 'a\nb')).body).toMatchObject({ status: 'in_progress', agent_version: 1 });
+
+  const next = await request(gw.app)
+    .post(`/agents/${agent.id}/versions`)
+    .set('X-Api-Key', owner.apiKey)
+    .send({ flow: reviewFlow() });
+  expect(next.status).toBe(201);
+  // Version 2's inputs are topic and tone: once the sibling hears of it, the old input is refused.
+  const deadline = Date.now() + 1000;
+  let res = await createRun(sibling.app, 'c');
+  while (res.status === 201 && Date.now() < deadline) res = await createRun(sibling.app, 'c');
+  expect(res.status).toBe(422);
+  const pinned = await request(sibling.app)
+    .post('/runs')
+    .set('X-Api-Key', owner.apiKey)
+    .send({ agent_id: agent.id, inputs: [{ id: 'topic', value: 'cats' }] });
+  expect(pinned.body).toMatchObject({ status: 'in_progress', agent_version: 2 });
+});

@@ -50,7 +50,7 @@ export const createRunRoute = defineRoute({
   },
   handler: async ({ deps, auth, body }) => ({
     status: 201,
-    body: await createAgentRun(deps.db, deps.engine, deps.endedRuns, auth.organizationId, body),
+    body: await createAgentRun(deps.db, deps.engine, deps.agents, deps.endedRuns, auth.organizationId, body),
   }),
 });
 
