@@ -5,7 +5,17 @@ import { withDatabaseName } from '@weft/devstack';
 import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
 import { paced } from './lib/paced';
 import { pgUpdateTps } from './lib/pg-ceiling';
-import { cpuMicros, freePort, loadAverage, runTsForOutput, sleep, startTs, stopChild, waitFor } from './lib/proc';
+import {
+  cpuMicros,
+  cpuMicrosOfCommand,
+  freePort,
+  loadAverage,
+  runTsForOutput,
+  sleep,
+  startTs,
+  stopChild,
+  waitFor,
+} from './lib/proc';
 import { createOrg, createTextAgent, profileArgs, startBenchGateway, startBenchStack } from './lib/stack';
 
 // `npm run bench:runs`: runs of the three-node text flow created through the
@@ -46,6 +56,9 @@ interface Phase {
   writeXactsPerRun: number;
   gatewayCpuUsPerRun: number;
   workerCpuUsPerRun: number;
+  /** Every postgres process of the machine (the bench database's server is local). */
+  postgresCpuUsPerRun: number;
+  redisCpuUsPerRun: number;
 }
 
 async function main() {
@@ -126,7 +139,15 @@ async function main() {
       await stats.query('SELECT pg_stat_clear_snapshot()');
       const before = await readStats();
       ownQueries = 0;
-      const cpuBefore = { gateway: cpuMicros(gateway.pid!), worker: cpuMicros(worker.pid!) };
+      const cpuNow = () => ({
+        gateway: cpuMicros(gateway.pid!),
+        worker: cpuMicros(worker.pid!),
+        postgres: cpuMicrosOfCommand('postgres'),
+        redis: cpuMicrosOfCommand('redis-server'),
+      });
+      const cpuBefore = cpuNow();
+      // For whoever attaches a profiler to the load itself (perf record -a, say): the phase's load starts now.
+      console.error(`[bench:runs] ${name} phase: load starts for ${DURATION_S} s`);
       const r = await load();
       for (let deadline = Date.now() + 120_000; ;) {
         const [row] = await query<{ n: string }>(
@@ -137,9 +158,12 @@ async function main() {
         if (Date.now() > deadline) throw new Error(`${row!.n} runs still in progress after 120 s`);
         await sleep(250);
       }
+      const cpuAfter = cpuNow();
       const cpu = {
-        gateway: cpuMicros(gateway.pid!) - cpuBefore.gateway,
-        worker: cpuMicros(worker.pid!) - cpuBefore.worker,
+        gateway: cpuAfter.gateway - cpuBefore.gateway,
+        worker: cpuAfter.worker - cpuBefore.worker,
+        postgres: cpuAfter.postgres - cpuBefore.postgres,
+        redis: cpuAfter.redis - cpuBefore.redis,
       };
       await sleep(STATS_FLUSH_MS);
       await stats.query('SELECT pg_stat_clear_snapshot()');
@@ -192,6 +216,8 @@ async function main() {
         writeXactsPerRun: perRun(after.xid - before.xid),
         gatewayCpuUsPerRun: perRun(cpu.gateway),
         workerCpuUsPerRun: perRun(cpu.worker),
+        postgresCpuUsPerRun: perRun(cpu.postgres),
+        redisCpuUsPerRun: perRun(cpu.redis),
       };
     };
 
@@ -214,7 +240,7 @@ async function main() {
     );
     console.log(`| PostgreSQL single-row UPDATE, 8 clients | ${updateTps.toFixed(0)} | ÷4 = ${pgBound.toFixed(0)} |`);
     console.log(
-      '\n| phase | offered | created (2xx/s) | errors | completed | not completed | runs/s end to end | ratio to bound | create→completed p50 / p99 ms | dispatch p50 / p99 ms | commits/run | write xacts/run* | gateway / worker CPU µs/run |',
+      '\n| phase | offered | created (2xx/s) | errors | completed | not completed | runs/s end to end | ratio to bound | create→completed p50 / p99 ms | dispatch p50 / p99 ms | commits/run | write xacts/run* | CPU µs/run: gateway / worker / PostgreSQL / Redis |',
     );
     console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const p of [fixed, max]) {
@@ -222,13 +248,15 @@ async function main() {
         `| ${p.name} | ${p.offered} | ${p.accepted} (${p.acceptedPerS.toFixed(0)}/s) | ${p.rejected} | ${p.completed} | ${p.failed} | ` +
           `${p.runsPerS.toFixed(0)} | ${(p.runsPerS / bound).toFixed(2)} | ${f1(p.latencyP50)} / ${f1(p.latencyP99)} | ` +
           `${f1(p.dispatchP50)} / ${f1(p.dispatchP99)} | ${f1(p.commitsPerRun)} | ${f1(p.writeXactsPerRun)} | ` +
-          `${p.gatewayCpuUsPerRun.toFixed(0)} / ${p.workerCpuUsPerRun.toFixed(0)} |`,
+          `${[p.gatewayCpuUsPerRun, p.workerCpuUsPerRun, p.postgresCpuUsPerRun, p.redisCpuUsPerRun].map((x) => x.toFixed(0)).join(' / ')} |`,
       );
     }
     console.log(
       '\nruns/s end to end = completed runs ÷ (last completed_at − first created_at). commits/run: pg_stat_database ' +
         'xact_commit of the bench database (read-only statements outside a transaction count too) ÷ runs created.\n' +
-        '* transaction ids assigned, cluster-wide: other databases on the same server count too.\n',
+        '* transaction ids assigned, cluster-wide: other databases on the same server count too.\n' +
+        'CPU µs/run: user + system time from /proc, from the start of the load until every run ended, ÷ runs created; ' +
+        'PostgreSQL and Redis: every process of that name on the machine.\n',
     );
     const ratio = max.runsPerS / bound;
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // Process plumbing the benchmarks share: ports, child processes started from
@@ -63,6 +63,25 @@ export function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time of every process named `comm` on this machine (`postgres`, `redis-server`), in µs:
+ * the services the benchmark runs against are local. A process that exits between two readings
+ * takes its time with it; pooled database connections live through a benchmark phase.
+ */
+export function cpuMicrosOfCommand(comm: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) total += cpuMicros(Number(entry));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /** The 1/5/15-minute load averages, for the report: figures swing on a shared machine. */

@@ -87,9 +87,16 @@ export async function createTextAgent(base: string, auth: Record<string, string>
   return agent.id as string;
 }
 
-/** BENCH_CPU_PROF=1: node flags that write --cpu-prof profiles under .weft/bench/prof. */
+/**
+ * Node flags of the benchmarked processes. BENCH_CPU_PROF=1: --cpu-prof profiles under
+ * .weft/bench/prof (V8 samples wall time: a thread descheduled inside a syscall counts there).
+ * BENCH_PERF=1: --perf-basic-prof, so that `perf record -a` names JavaScript functions (on-CPU time only).
+ */
 export function profileArgs(): string[] {
-  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : [];
+  return [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : []),
+    ...(process.env.BENCH_PERF ? ['--perf-basic-prof'] : []),
+  ];
 }
 
 /** The gateway under benchmark, on the stack's services, with the rate limits out of the way. */
