@@ -15,17 +15,9 @@ export interface DbOptions {
 }
 
 export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
-  const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
+  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
-  // Generic plans for every statement of the connection. PostgreSQL otherwise plans the first
-  // executions of a prepared statement with its parameters, and keeps doing so whenever the
-  // generic plan looks costlier, which it does for the engine's multi-CTE statements: in
-  // bench:runs a fifth of the server's CPU went to planning them again on every execution.
-  // Our statements select by keys (ids, organization, run), where a generic plan is the custom one.
-  pool.on('connect', (client) => {
-    client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
-  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
@@ -35,4 +27,24 @@ export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
       await pool.end();
     },
   };
+}
+
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+
+/**
+ * `databaseUrl` with generic plans for every statement of its connections (a
+ * startup option, added to any `options` the URL already holds). PostgreSQL
+ * otherwise plans the first executions of a prepared statement with their
+ * parameters, and keeps doing so while the generic plan looks costlier, which
+ * it does for the engine's multi-CTE statements: in bench:runs a fifth of the
+ * server's CPU went to planning them again on every execution. Our statements
+ * select by keys (ids, organization, run), where the generic plan is the custom one.
+ */
+export function withGenericPlans(databaseUrl: string): string {
+  if (!URL.canParse(databaseUrl)) return databaseUrl;
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get('options');
+  if (options?.includes('plan_cache_mode')) return databaseUrl;
+  url.searchParams.set('options', options ? `${options} ${GENERIC_PLANS}` : GENERIC_PLANS);
+  return url.toString();
 }
