@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { applyMigrations } from '@weft/db/src/migrations';
-import { ensureBucket, ensureDatabase, ensurePostgres, ensureRedis, ensureS3, withDatabaseName } from '@weft/devstack';
+import {
+  databaseNameOf,
+  ensureBucket,
+  ensureDatabase,
+  ensurePostgres,
+  ensureRedis,
+  ensureS3,
+  quoteIdentifier,
+  withDatabaseName,
+} from '@weft/devstack';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
 import type { ChildProcess } from 'node:child_process';
 import { ROOT, postJson, startTs } from './proc';
 
@@ -49,9 +60,35 @@ export async function startBenchStack(): Promise<BenchStack> {
       ADMIN_TOKEN: adminToken,
     },
     async stop() {
+      // A benchmark leaves nothing behind on servers it found running: its database and Redis keys go.
+      await Promise.all([dropDatabase(databaseUrl), deleteKeys(redis.url, redisPrefix)]).catch((err: unknown) =>
+        console.error(`bench: cleanup failed: ${(err as Error).message}`),
+      );
       await Promise.all([pg.stop(), redis.stop(), s3.stop()]);
     },
   };
+}
+
+async function dropDatabase(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabaseName(databaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseNameOf(databaseUrl))} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.unlink(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** An organization with `credits`, created through the admin API; answers its API key header. */
