@@ -7,3 +7,10 @@ export function isUniqueViolation(err: unknown, fields?: string[]): boolean {
   const text = JSON.stringify(err.meta ?? {});
   return fields.every((f) => text.includes(f));
 }
+
+/** True when a statement sent through the pool (`pg`, not Prisma) violated the unique index `index`. */
+export function violatesUniqueIndex(err: unknown, index: string): boolean {
+  const pgErr = err as { code?: unknown; constraint?: unknown } | null;
+  // 23505: PostgreSQL's unique_violation.
+  return pgErr?.code === '23505' && pgErr.constraint === index;
+}

@@ -1,4 +1,5 @@
 import type { FailureReason, RunInput } from '@weft/contracts';
+import { violatesUniqueIndex } from '@weft/db';
 import { ExternalIdConflictError } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { advance } from './advance';
@@ -34,8 +35,7 @@ export interface StartedRun {
   dispatch: Dispatch[];
 }
 
-/** PostgreSQL's unique_violation, raised here only by runs' (organization_id, external_id) index. */
-const UNIQUE_VIOLATION = '23505';
+/** The only unique index the create statement can violate: runs' (organization_id, external_id). */
 const EXTERNAL_ID_INDEX = 'runs_organization_id_external_id_key';
 
 /**
@@ -116,8 +116,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
       const { rows } = await client.query<{ created_at: Date; completed_at: Date | null; funded: boolean }>(statement);
       return rows[0]!;
     } catch (err) {
-      const pgErr = err as { code?: string; constraint?: string };
-      if (pgErr.code !== UNIQUE_VIOLATION || pgErr.constraint !== EXTERNAL_ID_INDEX) throw err;
+      if (!violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) throw err;
       const existing = await pool.query<{ id: string }>({
         name: 'engine_run_by_external_id_v1',
         text: 'SELECT id FROM runs WHERE organization_id = $1 AND external_id = $2',

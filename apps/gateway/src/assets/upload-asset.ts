@@ -1,4 +1,5 @@
 import { UploadAssetFields, type Asset } from '@weft/contracts';
+import { violatesUniqueIndex } from '@weft/db';
 import { BadRequestError, ExternalIdConflictError, invalid } from '@weft/errors';
 import { MediaMismatchError, resolveMedia, type DetectedMedia } from '@weft/media';
 import { deleteObject } from '@weft/storage';
@@ -99,8 +100,7 @@ async function recordUpload(
     row.createdAt = row.updatedAt = rows[0]!.created_at;
     return row;
   } catch (err) {
-    const pgErr = err as { code?: string; constraint?: string };
-    if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === EXTERNAL_ID_INDEX) {
+    if (violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) {
       const holder = await deps.db.prisma.asset.findUnique({
         where: { organizationId_externalId: { organizationId, externalId: fields.external_id! } },
         select: { id: true },
@@ -120,8 +120,7 @@ const INSERT_UPLOAD = {
          VALUES ($1, $2, $3, 'reference', $4::"MediaType", $5, $6::"AssetVisibility", $7, $8, $9, $10, now(), now())
          RETURNING created_at`,
 };
-/** PostgreSQL's unique_violation; for uploads, only (organization_id, external_id) can raise it. */
-const UNIQUE_VIOLATION = '23505';
+/** The only unique index an upload can violate (the id is new): (organization_id, external_id). */
 const EXTERNAL_ID_INDEX = 'assets_organization_id_external_id_key';
 
 async function removeOrphan(deps: GatewayDeps, key: string): Promise<void> {
