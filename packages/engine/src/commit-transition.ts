@@ -1,7 +1,7 @@
 import type { NodeValue } from '@weft/nodes';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
-import { settleBalanceAtCommit, settlementLines, type RunRow } from './run-rows';
+import { settlementLines, type RunRow } from './run-rows';
 import type { Transition } from './transition';
 
 /** A node's own result, written by the transition that follows from it. */
@@ -24,19 +24,13 @@ export interface TransitionWrite {
   transition: Transition;
   /** The run's started_at when it has none yet. */
   startedAt: Date | null;
-  /**
-   * `statement`: the organization's balance moves inside this statement, which
-   * commits on its own (pool). `commit`: the caller holds the run's lock in a
-   * transaction, and the balance moves with its COMMIT (tx.ts atCommit).
-   */
-  balance: 'statement' | 'commit';
 }
 
 /**
  * Writes a run's transition in one statement: the run row (progress,
  * current_node, or its completion with results and cost), the settled node,
  * the dispatched nodes, a review opened, output assets, settlement ledger
- * lines and the organization's balance.
+ * lines and the credits the run gives back (pending_credits, ADR 0011).
  *
  * Every change to a run's node rows bumps `runs.version` in the same
  * transaction (this statement, or lockRun), so a run still at the version its
@@ -51,7 +45,8 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
   const { run, settle, transition: t } = write;
   const done = t.completion;
   const ledger = done ? settlementLines(run, done.cost, uuidv7) : undefined;
-  const delta = done && write.balance === 'statement' ? run.reserved_credits - done.cost : 0;
+  // What the run gives back: a pending_credits row for the next reservation to add (ADR 0011).
+  const back = done ? run.reserved_credits - done.cost : 0;
   // Only the parts this transition needs: every table a statement names is opened and locked
   // (with its indexes) on each execution, whether or not a row changes.
   const parts: Part[] = [RUN_PART];
@@ -60,7 +55,7 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
   if (settle?.review) parts.push(REVIEW_PART);
   if (done && done.outputAssetIds.length > 0) parts.push(OUTPUTS_PART);
   if (ledger && ledger.ids.length > 0) parts.push(LEDGER_PART);
-  if (delta !== 0) parts.push(BALANCE_PART);
+  if (back > 0) parts.push(GIVE_BACK_PART);
   const statement = compose(parts, {
     runId: run.id,
     version: run.version,
@@ -86,15 +81,13 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
     ledgerKinds: ledger?.kinds ?? [],
     ledgerAmounts: ledger?.amounts ?? [],
     ledgerNotes: ledger?.notes ?? [],
-    delta,
+    pendingId: back > 0 ? uuidv7() : null,
+    back,
   });
   const { rows } = await db.query<{ applied: number }>(statement);
   if (rows[0]!.applied === 0) return false;
   run.version++;
-  if (done) {
-    if (write.balance === 'commit') settleBalanceAtCommit(db as PoolClient, run, done.cost);
-    run.ended = { status: 'completed', failureReason: null, cost: done.cost };
-  }
+  if (done) run.ended = { status: 'completed', failureReason: null, cost: done.cost };
   return true;
 }
 
@@ -161,10 +154,10 @@ const LEDGER_PART: Part = {
               AS l(id, kind, amount, note)
   )`,
 };
-const BALANCE_PART: Part = {
+const GIVE_BACK_PART: Part = {
   key: 'b',
-  sql: `balance AS (
-    UPDATE organizations o SET credits = o.credits + $delta::int FROM r WHERE o.id = $orgId::uuid
+  sql: `given_back AS (
+    INSERT INTO pending_credits (id, organization_id, amount) SELECT $pendingId::uuid, $orgId::uuid, $back::int FROM r
   )`,
 };
 

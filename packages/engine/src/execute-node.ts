@@ -195,15 +195,7 @@ async function completeNode(
         : { ...n },
     );
     const transition = planTransition(run, nodes, version, spec);
-    if (
-      await commitTransition(core.db.pool, {
-        run,
-        settle,
-        transition,
-        startedAt: settle.startedAt,
-        balance: 'statement',
-      })
-    ) {
+    if (await commitTransition(core.db.pool, { run, settle, transition, startedAt: settle.startedAt })) {
       reportRunEnded(core, run);
       const instant = transition.ready.filter((d) => isInstantNode(d.nodeType));
       await core.dispatcher.dispatch(

@@ -1,7 +1,6 @@
 import type { FailureReason, NodeType } from '@weft/contracts';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
-import { atCommit, sqlLiteral } from './tx';
 
 // The rows the engine reads and locks, and the statements over them.
 
@@ -98,30 +97,24 @@ export function settlementLines(run: RunRow, cost: number, newId: () => string):
 
 /**
  * Gives back the reservation and charges `cost`, with one ledger line each,
- * so the ledger explains the balance line by line. The balance itself moves
- * with the COMMIT (see atCommit): every run of an organization settles
- * against its one row.
+ * so the ledger explains the balance line by line. What comes back (the
+ * reservation less the cost) is a pending_credits row, which the next
+ * reservation adds to the organization's balance row (ADR 0011): every run of
+ * an organization settling against that one row would serialise on it.
  */
 export async function settleCredits(client: PoolClient, run: RunRow, cost: number, newId: () => string): Promise<void> {
   const lines = settlementLines(run, cost, newId);
   if (lines.ids.length === 0) return;
+  const back = run.reserved_credits - cost;
   await client.query({
-    name: 'engine_ledger_settle_v2',
-    text: `INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
-           SELECT unnest($1::uuid[]), $2::uuid, $3::uuid, unnest($4::"LedgerKind"[]), unnest($5::int[]), unnest($6::text[])`,
-    values: [lines.ids, run.organization_id, run.id, lines.kinds, lines.amounts, lines.notes],
+    name: 'engine_ledger_settle_v3',
+    text: `WITH ledger AS (
+             INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
+             SELECT unnest($1::uuid[]), $2::uuid, $3::uuid, unnest($4::"LedgerKind"[]), unnest($5::int[]), unnest($6::text[])
+           )
+           INSERT INTO pending_credits (id, organization_id, amount) SELECT $7, $2, $8 WHERE $8 > 0`,
+    values: [lines.ids, run.organization_id, run.id, lines.kinds, lines.amounts, lines.notes, newId(), back],
   });
-  settleBalanceAtCommit(client, run, cost);
-}
-
-/** The balance moves by the settlement lines (the reservation back, the cost charged) with the COMMIT. */
-export function settleBalanceAtCommit(client: PoolClient, run: RunRow, cost: number): void {
-  const delta = run.reserved_credits - cost;
-  if (delta === 0) return;
-  atCommit(
-    client,
-    `UPDATE organizations SET credits = credits + ${sqlLiteral(delta)} WHERE id = ${sqlLiteral(run.organization_id)}`,
-  );
 }
 
 export interface EndState {

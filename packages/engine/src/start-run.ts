@@ -43,6 +43,9 @@ const EXTERNAL_ID_INDEX = 'runs_organization_id_external_id_key';
  * UPDATE of the organization's row and its ledger line) and writes the run and
  * its node rows, roots already dispatched; without the credits it writes the
  * run as failed with `insufficient_credits` and no nodes (extensions.md 6).
+ * The reservation first adds the credits settled runs gave back since the
+ * last one (pending_credits, ADR 0011), and deletes those rows, only when it
+ * succeeds: the guard sees the whole balance, and each row is added once.
  *
  * One statement rather than a transaction of several: every run of an
  * organization updates its one row, and a row lock is held until COMMIT. In a
@@ -64,9 +67,15 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
   const runId = uuidv7();
   const insufficient = `Insufficient credits: this run needs ${input.estimatedCost}`;
   const statement = {
-    name: 'engine_create_run_v2',
-    text: `WITH reserved AS (
-             UPDATE organizations SET credits = credits - $9 WHERE id = $2 AND $9 > 0 AND credits >= $9 RETURNING id
+    name: 'engine_create_run_v3',
+    text: `WITH pending AS (
+             SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $9 > 0 FOR UPDATE
+           ), reserved AS (
+             UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM pending)::int - $9
+              WHERE id = $2 AND $9 > 0 AND credits + (SELECT COALESCE(sum(amount), 0) FROM pending) >= $9
+             RETURNING id
+           ), applied AS (
+             DELETE FROM pending_credits WHERE id IN (SELECT id FROM pending) AND EXISTS (SELECT 1 FROM reserved)
            ), funded AS (
              SELECT ($9 = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
            ), run AS (

@@ -5,12 +5,18 @@ const MAX_BALANCE = 2_147_483_647; // organizations.credits is a PostgreSQL inte
 
 /**
  * Adds `delta` (negative to remove) to the balance and writes the ledger line in
- * the same transaction. The guard is in the UPDATE itself, so concurrent
- * adjustments and run reservations can never take the balance below zero:
- * PostgreSQL re-evaluates the WHERE on the latest row version after a lock wait.
+ * the same transaction. The credits settled runs gave back and no reservation
+ * has applied yet (pending_credits, ADR 0011) are applied first, so the guard
+ * and the answer are the whole balance. The guard is in the UPDATE itself, so
+ * concurrent adjustments and run reservations can never take the balance below
+ * zero: PostgreSQL re-evaluates the WHERE on the latest row version after a lock wait.
  */
 export async function adjustCredits(db: Db, organizationId: string, delta: number): Promise<{ credits: number }> {
   return db.prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`
+      WITH applied AS (DELETE FROM pending_credits WHERE organization_id = ${organizationId}::uuid RETURNING amount)
+      UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM applied)::int
+       WHERE id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM applied)`;
     const updated = await tx.$queryRaw<{ credits: number }[]>`
       UPDATE organizations SET credits = credits + ${delta}::integer
       WHERE id = ${organizationId}::uuid

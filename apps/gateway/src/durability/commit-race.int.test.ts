@@ -3,6 +3,7 @@ import type { Engine } from '@weft/engine';
 import { RUN_QUEUES } from '@weft/queue';
 import { Queue } from 'bullmq';
 import request from 'supertest';
+import { balanceOf } from '../testing/balance';
 import { postAgent } from '../testing/catalog-fixtures';
 import { runInvariantViolations } from '../testing/invariants';
 import { startRunStack, type RunStack } from '../testing/test-runs';
@@ -117,8 +118,7 @@ test('a cancel between read and commit wins: the node commits nothing and the re
   const run = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
   expect(run.body).toMatchObject({ status: 'canceled', cost: 0 });
   expect(await nodesOf(runId)).toEqual({ a: 'canceled', b: 'canceled', join: 'canceled' });
-  const org = await stack.gw.deps.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
-  expect(org.credits).toBe(100);
+  expect(await balanceOf(stack.gw.deps.db, orgId)).toBe(100);
   expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
 });
 

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { balanceOf } from '../../testing/balance';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../../testing/test-gateway';
 
 let gw: TestGateway;
@@ -18,8 +19,8 @@ async function ledger(orgId: string) {
   });
 }
 
-async function balance(orgId: string) {
-  return (await gw.deps.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } })).credits;
+function balance(orgId: string) {
+  return balanceOf(gw.deps.db, orgId);
 }
 
 describe('admin authentication', () => {

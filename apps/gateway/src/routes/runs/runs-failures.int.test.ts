@@ -1,7 +1,10 @@
 import type { Flow } from '@weft/contracts';
 import request from 'supertest';
+import { balanceOf } from '../../testing/balance';
 import { postAgent } from '../../testing/catalog-fixtures';
+import { runInvariantViolations } from '../../testing/invariants';
 import { startFakeProvider, type FakeProvider } from '../../testing/fake-provider';
+import { TEST_ADMIN_TOKEN } from '../../testing/test-gateway';
 import { pollRun, startRunStack, type RunStack } from '../../testing/test-runs';
 
 // Failures, timeouts, credits and cancel with a fake provider speaking HTTP.
@@ -37,8 +40,7 @@ async function runAgent(flow: Flow, estimated = 0, apiKey = org.apiKey) {
   return res.body as { id: string; status: string };
 }
 
-const balance = async (orgId = org.id) =>
-  (await stack.gw.deps.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } })).credits;
+const balance = (orgId = org.id) => balanceOf(stack.gw.deps.db, orgId);
 
 test('generic_provider posts {run_id, node_id, inputs} and its 2xx {type, value} is the result; cost is charged', async () => {
   const before = await balance();
@@ -122,6 +124,85 @@ test('insufficient credits: the run is created failed at once and its external_i
   expect(again.status).toBe(409);
   expect(again.body.existing_id).toBe(res.body.id);
   expect(await balance(poor.id)).toBe(2);
+});
+
+describe('credits a run gives back (pending until the next reservation, ADR 0011)', () => {
+  const textFlow = (): Flow => ({
+    nodes: [{ id: 'topic', type: 'text_input' }],
+    outputs: [{ id: 'topic', type: 'text', description: 'The topic' }],
+  });
+  const pending = (orgId: string) =>
+    stack.gw.deps.db.prisma.pendingCredit.findMany({ where: { organizationId: orgId }, select: { amount: true } });
+  const create = (apiKey: string, agentId: string) =>
+    request(stack.gw.app)
+      .post('/runs')
+      .set('X-Api-Key', apiKey)
+      .send({ agent_id: agentId, inputs: [{ id: 'topic', value: 'x' }] });
+
+  test('pay for the next run at once: a balance spent on one run is whole again when it ends', async () => {
+    const exact = await stack.gw.createOrg('Exact', 5);
+    const agent = await postAgent(stack.gw.app, exact.apiKey, { flow: textFlow(), estimated_cost: 5 });
+    const first = await create(exact.apiKey, agent.id);
+    expect(first.body.status).toBe('in_progress');
+    expect(await pollRun(stack.gw, exact.apiKey, `/runs/${first.body.id}`)).toMatchObject({ status: 'completed' });
+    // The reservation came back as a pending row; the organization's row still holds 0.
+    expect(await pending(exact.id)).toEqual([{ amount: 5 }]);
+    expect(await balance(exact.id)).toBe(5);
+
+    const second = await create(exact.apiKey, agent.id);
+    expect(second.body).toMatchObject({ status: 'in_progress' });
+    expect(await pending(exact.id)).toEqual([]);
+    expect(await pollRun(stack.gw, exact.apiKey, `/runs/${second.body.id}`)).toMatchObject({ status: 'completed' });
+    expect(await balance(exact.id)).toBe(5);
+  });
+
+  test('a reservation refused for want of credits leaves what was given back pending', async () => {
+    const short = await stack.gw.createOrg('Short', 5);
+    const cheap = await postAgent(stack.gw.app, short.apiKey, { flow: textFlow(), estimated_cost: 5 });
+    const dear = await postAgent(stack.gw.app, short.apiKey, { flow: textFlow(), estimated_cost: 6 });
+    const first = await create(short.apiKey, cheap.id);
+    await pollRun(stack.gw, short.apiKey, `/runs/${first.body.id}`);
+    const refused = await create(short.apiKey, dear.id);
+    expect(refused.body).toMatchObject({ status: 'failed', failure_reason: 'insufficient_credits' });
+    expect(await pending(short.id)).toEqual([{ amount: 5 }]);
+    expect(await balance(short.id)).toBe(5);
+  });
+
+  test('concurrent creates and settlements: never more reserved than there is, every credit accounted for', async () => {
+    const busy = await stack.gw.createOrg('Busy', 9);
+    const agent = await postAgent(stack.gw.app, busy.apiKey, { flow: textFlow(), estimated_cost: 3 });
+    const created: { id: string; status: string; failure_reason?: string }[] = [];
+    // Waves overlapping the settlements of the previous ones: reservations race each other and the give-backs.
+    for (let wave = 0; wave < 4; wave++) {
+      const answers = await Promise.all(Array.from({ length: 15 }, () => create(busy.apiKey, agent.id)));
+      created.push(...answers.map((a) => a.body as (typeof created)[number]));
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const funded = created.filter((r) => r.status === 'in_progress');
+    expect(funded.length).toBeGreaterThanOrEqual(3);
+    expect(created.filter((r) => r.status !== 'in_progress').map((r) => r.failure_reason)).toEqual(
+      created.filter((r) => r.status !== 'in_progress').map(() => 'insufficient_credits'),
+    );
+    for (const run of funded) await pollRun(stack.gw, busy.apiKey, `/runs/${run.id}`);
+    expect(await balance(busy.id)).toBe(9);
+    expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+  });
+
+  test('an admin adjustment applies what is pending and answers the whole balance', async () => {
+    const owner = await stack.gw.createOrg('Adjusted', 4);
+    const agent = await postAgent(stack.gw.app, owner.apiKey, { flow: textFlow(), estimated_cost: 4 });
+    const run = await create(owner.apiKey, agent.id);
+    await pollRun(stack.gw, owner.apiKey, `/runs/${run.body.id}`);
+    // The organization's row holds 0: a removal of 3 is refused only if what is pending were forgotten.
+    const res = await request(stack.gw.app)
+      .post(`/admin/organizations/${owner.id}/credits`)
+      .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
+      .send({ delta: -3 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ credits: 1 });
+    expect(await pending(owner.id)).toEqual([]);
+    expect(await balance(owner.id)).toBe(1);
+  });
 });
 
 describe('cancel', () => {
