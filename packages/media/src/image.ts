@@ -1,5 +1,6 @@
 import { encode } from 'blurhash';
-import sharp from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { decodeHevcHeif } from './heic';
 
 /** Metadata values as interface.md 2.12 allows them. */
 export type MetadataValue = string | number | boolean | null;
@@ -55,18 +56,52 @@ async function asUnprocessable<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** An image's pixels as a sharp pipeline (upright), and what its header says. */
+export interface OpenedImage {
+  pipeline(): Sharp;
+  width: number | undefined;
+  height: number | undefined;
+  meta: Metadata;
+}
+
+/**
+ * Opens `input` for sharp under the pixel limit: with libvips' own decoders,
+ * or, for an HEVC-coded HEIF that prebuilt libvips cannot decode, with the
+ * WebAssembly one (heic.ts), whose pixels come upright already.
+ */
+export async function openImage(input: Buffer, limits: ImageLimits): Promise<OpenedImage> {
+  const meta = await decode(input, limits).metadata();
+  if (meta.format === 'heif' && meta.compression === 'hevc') {
+    if ((meta.width ?? 0) * (meta.height ?? 0) > limits.maxPixels) {
+      throw new Error('Input image exceeds pixel limit');
+    }
+    const raw = await decodeHevcHeif(input);
+    const rawOptions = { raw: { width: raw.width, height: raw.height, channels: 4 as const } };
+    return {
+      pipeline: () => sharp(raw.data, { ...rawOptions, limitInputPixels: limits.maxPixels }),
+      width: raw.width,
+      height: raw.height,
+      meta,
+    };
+  }
+  // EXIF orientations 5–8 swap the sides.
+  const swapped = (meta.orientation ?? 1) >= 5;
+  return {
+    pipeline: () => decode(input, limits).rotate(),
+    width: swapped ? meta.height : meta.width,
+    height: swapped ? meta.width : meta.height,
+    meta,
+  };
+}
+
 /**
  * Width, height and format; a WebP preview; a BlurHash (4×3 components on a
  * 32-pixel rendering, the encoder's recommended input size).
  */
 export function analyseImage(input: Buffer, limits: ImageLimits): Promise<ImagePreview> {
   return asUnprocessable(async () => {
-    const meta = await decode(input, limits).metadata();
-    // EXIF orientations 5–8 swap the sides.
-    const swapped = (meta.orientation ?? 1) >= 5;
-    const width = swapped ? meta.height : meta.width;
-    const height = swapped ? meta.width : meta.height;
-    const oriented = decode(input, limits).rotate();
+    const { pipeline, width, height, meta } = await openImage(input, limits);
+    const oriented = pipeline();
     const preview = await oriented
       .clone()
       .resize({ width: PREVIEW_SIZE, height: PREVIEW_SIZE, fit: 'inside', withoutEnlargement: true })

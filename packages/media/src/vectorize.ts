@@ -1,5 +1,4 @@
-import sharp from 'sharp';
-import { UnprocessableMediaError, type ImageLimits } from './image';
+import { openImage, UnprocessableMediaError, type ImageLimits } from './image';
 
 interface TraceOptions {
   turdSize?: number;
@@ -24,8 +23,10 @@ const TRACE_SIZE = 1024;
 export async function traceToSvg(input: Buffer, limits: ImageLimits): Promise<string> {
   let png: Buffer;
   try {
-    png = await sharp(input, { limitInputPixels: limits.maxPixels, failOn: 'error' })
-      .rotate()
+    png = await (
+      await openImage(input, limits)
+    )
+      .pipeline()
       .resize({ width: TRACE_SIZE, height: TRACE_SIZE, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
       .png()

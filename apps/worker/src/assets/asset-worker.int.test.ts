@@ -135,6 +135,18 @@ test('an image gets a WebP preview, its metadata and a blur hash', async () => {
   expect(preview).toMatchObject({ format: 'webp', width: 512, height: 384 });
 });
 
+test('a phone photo (HEVC-coded HEIC, which prebuilt sharp cannot decode) gets a preview too', async () => {
+  const heic = readFileSync(path.join(__dirname, '../../../../packages/media/fixtures/hevc-120x80.heic'));
+  const id = await createAsset({ bytes: heic, mediaType: 'image', extension: 'heic', contentType: 'image/heic' });
+  await enqueue(id);
+  const row = await settled(id);
+  expect(row.processingStatus).toBe('succeeded');
+  expect(row.assetMetadata).toMatchObject({ width: 120, height: 80, aspect_ratio: '3:2', format: 'heif' });
+  expect(row.blurHash).not.toBeNull();
+  const preview = await sharp(await readAll(row.previewKey!)).metadata();
+  expect(preview).toMatchObject({ format: 'webp', width: 120, height: 80 });
+});
+
 test('a video gets a still from ffmpeg and its duration, codec and size', async () => {
   const mp4 = ffmpeg(
     ['-f', 'lavfi', '-i', 'testsrc=duration=3:size=320x240:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p'],
