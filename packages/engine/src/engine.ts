@@ -13,7 +13,8 @@ import { notify, type EngineHooks } from './engine-hooks';
 import { executeNode, readRun, type ExecutedNode, type RunSnapshot } from './execute-node';
 import { VersionCache } from './flow-cache';
 import { reconcile, type ReconcileReport } from './reconcile';
-import { startRun, type StartedRun, type StartRunInput } from './start-run';
+import { CreateBatches } from './create-batches';
+import { prepareRun, startEmptyRun, type StartedRun, type StartRunInput } from './start-run';
 
 export interface EngineOptions {
   db: Db;
@@ -71,11 +72,16 @@ export function createEngine(options: EngineOptions): Engine {
       return options.storage;
     },
   };
+  const creates = new CreateBatches(core.db.pool);
   return {
     inFlight: core.inFlight,
     versions: core.versions,
     async startRun(input) {
-      const started = await startRun(core.db.pool, core.versions, input);
+      const prepared = await prepareRun(core.versions, input);
+      const started =
+        prepared.nodeIds.length > 0
+          ? await creates.create(prepared)
+          : await startEmptyRun(core.db.pool, core.versions, prepared);
       reportStarted(core, input, started);
       options.afterCreateCommit?.(started.id);
       await core.dispatcher.dispatch(started.id, started.dispatch);

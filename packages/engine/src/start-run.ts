@@ -4,7 +4,7 @@ import { ExternalIdConflictError } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { advance } from './advance';
 import type { Dispatch } from './transition';
-import type { VersionCache } from './flow-cache';
+import type { LoadedVersion, VersionCache } from './flow-cache';
 import { uuidv7 } from './ids';
 import type { RunRow } from './run-rows';
 import { withTransaction } from './tx';
@@ -38,139 +38,195 @@ export interface StartedRun {
 /** The only unique index the create statement can violate: runs' (organization_id, external_id). */
 const EXTERNAL_ID_INDEX = 'runs_organization_id_external_id_key';
 
-/**
- * One statement, committed on its own, reserves the estimated cost (a guarded
- * UPDATE of the organization's row and its ledger line) and writes the run and
- * its node rows, roots already dispatched; without the credits it writes the
- * run as failed with `insufficient_credits` and no nodes (extensions.md 6).
- * The reservation first adds the credits settled runs gave back since the
- * last one (pending_credits, ADR 0011), and deletes those rows, only when it
- * succeeds: the guard sees the whole balance, and each row is added once.
- *
- * One statement rather than a transaction of several: every run of an
- * organization updates its one row, and a row lock is held until COMMIT. In a
- * transaction that lock would span client round trips, and under load each of
- * those waits for a busy event loop, so creates of one organization queued
- * behind each other (about 90 runs/s in bench:runs). In one statement it is
- * held only while PostgreSQL finishes the statement and flushes the commit.
- *
- * A reused external_id violates the unique index, which aborts the whole
- * statement, reservation included: a rejected create claims and charges
- * nothing. The caller enqueues `dispatch` after this returns.
- */
-export async function startRun(pool: Pool, versions: VersionCache, input: StartRunInput): Promise<StartedRun> {
+/** A run about to be written: its ids chosen, its node rows laid out. */
+export interface PreparedRun {
+  input: StartRunInput;
+  id: string;
+  version: LoadedVersion;
+  nodeIds: string[];
+  roots: Set<string>;
+  firstRoot: string | undefined;
+  insufficient: string;
+}
+
+export async function prepareRun(versions: VersionCache, input: StartRunInput): Promise<PreparedRun> {
   const version = await versions.version(input.agentVersionId);
-  const graph = version.graph;
-  const ids = graph.nodeIds();
-  const roots = new Set(graph.roots());
-  const firstRoot = ids.find((id) => roots.has(id));
-  const runId = uuidv7();
-  const insufficient = `Insufficient credits: this run needs ${input.estimatedCost}`;
-  const statement = {
-    name: 'engine_create_run_v3',
+  const nodeIds = version.graph.nodeIds();
+  const roots = new Set(version.graph.roots());
+  return {
+    input,
+    id: uuidv7(),
+    version,
+    nodeIds,
+    roots,
+    firstRoot: nodeIds.find((id) => roots.has(id)),
+    insufficient: `Insufficient credits: this run needs ${input.estimatedCost}`,
+  };
+}
+
+interface CreatedRow {
+  id: string;
+  created_at: Date;
+  completed_at: Date | null;
+  funded: boolean;
+}
+
+/**
+ * One statement, committed on its own, writes runs of one organization: it
+ * reserves their estimated costs together (a guarded UPDATE of the
+ * organization's row, a ledger line per run) and inserts the runs and their
+ * node rows, roots already dispatched (extensions.md 6). The reservation first
+ * adds the credits settled runs gave back since the last one (pending_credits,
+ * ADR 0011), and deletes those rows only when it succeeds: the guard sees the
+ * whole balance, and each row is added once.
+ *
+ * One run without the credits is written as failed with `insufficient_credits`
+ * and no nodes. Several runs are written all funded or not at all: then
+ * nothing is written and this answers [], for the caller to write them one by
+ * one. A reused external_id violates the unique index, which aborts the whole
+ * statement, reservation included: nothing is claimed or charged.
+ *
+ * One statement rather than a transaction: every run of an organization
+ * updates its one row, and a row lock is held until COMMIT; here only while
+ * PostgreSQL finishes the statement and flushes the commit (ADR 0009).
+ */
+export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun[]): Promise<CreatedRow[]> {
+  const nodes = runs.flatMap((r) =>
+    r.nodeIds.map((id) => ({
+      id: uuidv7(),
+      runId: r.id,
+      nodeId: id,
+      type: r.version.graph.node(id)!.type,
+      status: r.roots.has(id) ? 'running' : 'pending',
+    })),
+  );
+  const { rows } = await db.query<CreatedRow>({
+    name: 'engine_create_runs_v1',
     text: `WITH pending AS (
-             SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $9 > 0 FOR UPDATE
+             SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $3 > 0 FOR UPDATE
            ), reserved AS (
-             UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM pending)::int - $9
-              WHERE id = $2 AND $9 > 0 AND credits + (SELECT COALESCE(sum(amount), 0) FROM pending) >= $9
+             UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM pending)::int - $3
+              WHERE id = $2 AND $3 > 0 AND credits + (SELECT COALESCE(sum(amount), 0) FROM pending) >= $3
              RETURNING id
            ), applied AS (
              DELETE FROM pending_credits WHERE id IN (SELECT id FROM pending) AND EXISTS (SELECT 1 FROM reserved)
            ), funded AS (
-             SELECT ($9 = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
+             SELECT ($3 = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
+           ), batch AS (
+             SELECT * FROM unnest($1::uuid[], $4::"RunKind"[], $5::uuid[], $6::uuid[], $7::uuid[], $8::text[],
+                                  $9::jsonb[], $10::int[], $11::text[], $12::text[], $13::uuid[])
+                      AS t(id, kind, agent_id, version_id, app_id, external_id, inputs, cost, current_node,
+                           insufficient, ledger_id)
            ), run AS (
              INSERT INTO runs (id, organization_id, kind, agent_id, agent_version_id, app_id, external_id, inputs,
                                reserved_credits, current_node, status, failure_reason, error, cost, completed_at,
                                created_at, updated_at)
-             SELECT $1, $2, $3::"RunKind", $4, $5, $6, $7, $8,
-                    CASE WHEN ok THEN $9 ELSE 0 END, CASE WHEN ok THEN $10 END,
+             SELECT t.id, $2, t.kind, t.agent_id, t.version_id, t.app_id, t.external_id, t.inputs,
+                    CASE WHEN ok THEN t.cost ELSE 0 END, CASE WHEN ok THEN t.current_node END,
                     CASE WHEN ok THEN 'in_progress' ELSE 'failed' END::"RunStatus",
                     CASE WHEN ok THEN NULL ELSE 'insufficient_credits' END::"FailureReason",
-                    CASE WHEN ok THEN NULL ELSE $11 END, CASE WHEN ok THEN NULL ELSE 0 END,
+                    CASE WHEN ok THEN NULL ELSE t.insufficient END, CASE WHEN ok THEN NULL ELSE 0 END,
                     CASE WHEN ok THEN NULL ELSE now() END, now(), now()
-               FROM funded
-             RETURNING created_at, completed_at, status
+               FROM batch t, funded
+              WHERE ok OR cardinality($1::uuid[]) = 1
+             RETURNING id, created_at, completed_at, status
            ), ledger AS (
              INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
-             SELECT $12, id, $1, 'reserve', -$9::int, 'estimated cost reserved' FROM reserved
+             SELECT t.ledger_id, $2, t.id, 'reserve', -t.cost, 'estimated cost reserved'
+               FROM batch t WHERE t.cost > 0 AND EXISTS (SELECT 1 FROM reserved)
            ), nodes AS (
              INSERT INTO node_executions (id, run_id, node_id, node_type, status, started_at)
-             SELECT t.id, $1, t.node_id, t.node_type, t.status, CASE WHEN t.status = 'running' THEN now() END
-               FROM unnest($13::uuid[], $14::text[], $15::text[], $16::"NodeStatus"[]) AS t(id, node_id, node_type, status)
+             SELECT n.id, n.run_id, n.node_id, n.node_type, n.status, CASE WHEN n.status = 'running' THEN now() END
+               FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::text[], $18::"NodeStatus"[])
+                    AS n(id, run_id, node_id, node_type, status)
               WHERE (SELECT ok FROM funded)
            )
-           SELECT created_at, completed_at, status = 'in_progress' AS funded FROM run`,
+           SELECT id, created_at, completed_at, status = 'in_progress' AS funded FROM run`,
     values: [
-      runId,
-      input.organizationId,
-      input.kind,
-      input.agentId,
-      input.agentVersionId,
-      input.appId,
-      input.externalId ?? null,
-      JSON.stringify(input.inputs),
-      input.estimatedCost,
-      firstRoot ? graph.node(firstRoot)!.type : null,
-      insufficient,
-      uuidv7(),
-      ids.map(() => uuidv7()),
-      ids,
-      ids.map((id) => graph.node(id)!.type),
-      ids.map((id) => (roots.has(id) ? 'running' : 'pending')),
+      runs.map((r) => r.id),
+      runs[0]!.input.organizationId,
+      runs.reduce((sum, r) => sum + r.input.estimatedCost, 0),
+      runs.map((r) => r.input.kind),
+      runs.map((r) => r.input.agentId),
+      runs.map((r) => r.input.agentVersionId),
+      runs.map((r) => r.input.appId),
+      runs.map((r) => r.input.externalId ?? null),
+      runs.map((r) => JSON.stringify(r.input.inputs)),
+      runs.map((r) => r.input.estimatedCost),
+      runs.map((r) => (r.firstRoot ? r.version.graph.node(r.firstRoot)!.type : null)),
+      runs.map((r) => r.insufficient),
+      runs.map(() => uuidv7()),
+      nodes.map((n) => n.id),
+      nodes.map((n) => n.runId),
+      nodes.map((n) => n.nodeId),
+      nodes.map((n) => n.type),
+      nodes.map((n) => n.status),
     ],
-  };
-
-  const create = async (client: Pick<PoolClient, 'query'>) => {
-    try {
-      const { rows } = await client.query<{ created_at: Date; completed_at: Date | null; funded: boolean }>(statement);
-      return rows[0]!;
-    } catch (err) {
-      if (!violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) throw err;
-      const existing = await pool.query<{ id: string }>({
-        name: 'engine_run_by_external_id_v1',
-        text: 'SELECT id FROM runs WHERE organization_id = $1 AND external_id = $2',
-        values: [input.organizationId, input.externalId],
-      });
-      throw new ExternalIdConflictError(existing.rows[0]?.id ?? runId);
-    }
-  };
-  const base = { id: runId, agentVersion: version.version };
-  // Written as failed by the create statement (extensions.md 6).
-  const unfunded = (created: { created_at: Date; completed_at: Date | null }): StartedRun => ({
-    ...base,
-    createdAt: created.created_at,
-    completedAt: created.completed_at,
-    status: 'failed',
-    failureReason: 'insufficient_credits',
-    error: insufficient,
-    currentNode: null,
-    dispatch: [],
   });
+  return rows;
+}
 
-  if (ids.length > 0) {
-    const created = await create(pool);
-    if (!created.funded) return unfunded(created);
+/** writeRuns for one run, with a reused external_id answered as the 409 that names the run holding it. */
+export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: PreparedRun): Promise<StartedRun> {
+  let created: CreatedRow;
+  try {
+    [created] = (await writeRuns(db, [run])) as [CreatedRow];
+  } catch (err) {
+    if (!violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) throw err;
+    const existing = await pool.query<{ id: string }>({
+      name: 'engine_run_by_external_id_v1',
+      text: 'SELECT id FROM runs WHERE organization_id = $1 AND external_id = $2',
+      values: [run.input.organizationId, run.input.externalId],
+    });
+    throw new ExternalIdConflictError(existing.rows[0]?.id ?? run.id);
+  }
+  return startedRun(run, created);
+}
+
+/** Whether a batch failed only because one of its runs reuses an external_id: write them one by one. */
+export function isExternalIdConflict(err: unknown): boolean {
+  return violatesUniqueIndex(err, EXTERNAL_ID_INDEX);
+}
+
+/** The created run as the caller reports it. */
+export function startedRun(run: PreparedRun, created: CreatedRow): StartedRun {
+  const base = { id: run.id, agentVersion: run.version.version, createdAt: created.created_at };
+  if (!created.funded) {
     return {
       ...base,
-      createdAt: created.created_at,
-      completedAt: null,
-      status: 'in_progress',
-      failureReason: null,
-      error: null,
-      currentNode: firstRoot ? graph.node(firstRoot)!.type : null,
-      dispatch: ids
-        .filter((id) => roots.has(id))
-        .map((id) => ({ nodeId: id, attempt: 0, nodeType: graph.node(id)!.type })),
+      completedAt: created.completed_at,
+      status: 'failed',
+      failureReason: 'insufficient_credits',
+      error: run.insufficient,
+      currentNode: null,
+      dispatch: [],
     };
   }
+  const graph = run.version.graph;
+  return {
+    ...base,
+    completedAt: null,
+    status: 'in_progress',
+    failureReason: null,
+    error: null,
+    currentNode: run.firstRoot ? graph.node(run.firstRoot)!.type : null,
+    dispatch: run.nodeIds
+      .filter((id) => run.roots.has(id))
+      .map((id) => ({ nodeId: id, attempt: 0, nodeType: graph.node(id)!.type })),
+  };
+}
 
-  // A flow of comments only: nothing executes, so the run completes in the
-  // transaction that creates it (rare; the lock cost above does not matter here).
+/**
+ * A flow of comments only: nothing executes, so the run completes in the
+ * transaction that creates it (rare; the lock held across round trips does not matter here).
+ */
+export async function startEmptyRun(pool: Pool, versions: VersionCache, run: PreparedRun): Promise<StartedRun> {
+  const { input } = run;
   return withTransaction(pool, async (client) => {
-    const created = await create(client);
-    if (!created.funded) return unfunded(created);
-    const run: RunRow = {
-      id: runId,
+    const started = await writeRun(pool, client, run);
+    if (started.status !== 'in_progress') return started;
+    const row: RunRow = {
+      id: run.id,
       organization_id: input.organizationId,
       kind: input.kind,
       agent_id: input.agentId,
@@ -180,16 +236,7 @@ export async function startRun(pool: Pool, versions: VersionCache, input: StartR
       reserved_credits: input.estimatedCost,
       version: 0,
     };
-    await advance(client, run, [], version, await versions.resultSpec(input.agentVersionId, input.appId), null);
-    return {
-      ...base,
-      createdAt: created.created_at,
-      completedAt: null,
-      status: 'completed' as const,
-      failureReason: null,
-      error: null,
-      currentNode: null,
-      dispatch: [],
-    };
+    await advance(client, row, [], run.version, await versions.resultSpec(input.agentVersionId, input.appId), null);
+    return { ...started, status: 'completed' as const, currentNode: null, dispatch: [] };
   });
 }

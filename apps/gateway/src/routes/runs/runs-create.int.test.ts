@@ -151,6 +151,66 @@ describe('idempotency', () => {
   });
 });
 
+describe('creates of one organization written together (engine/src/create-batches.ts)', () => {
+  const createAll = (bodies: object[]) => Promise.all(bodies.map((body) => post(body)));
+
+  test('many at once: written together, each its own run with its own inputs', async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `together-${i}`);
+    const answers = await createAll(
+      keys.map((key) => ({ agent_id: agentId, inputs: [{ id: 'topic', value: key }], external_id: key })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 201));
+    const rows = await stack.gw.deps.db.prisma.run.findMany({ where: { externalId: { in: keys } } });
+    expect(rows.map((r) => r.externalId).sort()).toEqual([...keys].sort());
+    expect(rows.every((r) => (r.inputs as { value: string }[])[0]!.value === r.externalId)).toBe(true);
+    // Runs written by one statement share its start time: fewer distinct times than runs means batches.
+    expect(new Set(rows.map((r) => r.createdAt.getTime())).size).toBeLessThan(keys.length);
+  });
+
+  test('a key sent twice among many: one 201 and one 409 naming it, the others 201', async () => {
+    const keys = Array.from({ length: 8 }, (_, i) => `twice-${i}`);
+    const bodies = [...keys, 'twice-3'].map((key) => ({
+      agent_id: agentId,
+      inputs: [{ id: 'topic', value: key }],
+      external_id: key,
+    }));
+    const answers = await createAll(bodies);
+    expect(answers.map((a) => a.status).sort()).toEqual([...keys.map(() => 201), 409]);
+    const twice = answers.filter((_, i) => bodies[i]!.external_id === 'twice-3');
+    const winner = twice.find((a) => a.status === 201)!;
+    expect(twice.find((a) => a.status === 409)!.body.existing_id).toBe(winner.body.id);
+  });
+
+  test('a batch the balance covers is reserved together; one it does not, run by run', async () => {
+    const tight = await stack.gw.createOrg('Tight', 10);
+    const agent = await postAgent(stack.gw.app, tight.apiKey, { estimated_cost: 2 });
+    const send = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          request(stack.gw.app)
+            .post('/runs')
+            .set('X-Api-Key', tight.apiKey)
+            .send({ agent_id: agent.id, inputs: [{ id: 'text', value: 'a' }] }),
+        ),
+      );
+    // No worker runs here, so nothing is given back: 4 × 2 fit in 10, then one more of the next 3.
+    const first = await send(4);
+    expect(first.map((a) => a.body.status)).toEqual(['in_progress', 'in_progress', 'in_progress', 'in_progress']);
+    const second = await send(3);
+    expect(second.map((a) => a.body.status).sort()).toEqual(['failed', 'failed', 'in_progress']);
+    expect(second.filter((a) => a.body.status === 'failed').map((a) => a.body.failure_reason)).toEqual([
+      'insufficient_credits',
+      'insufficient_credits',
+    ]);
+    const org = await stack.gw.deps.db.prisma.organization.findUniqueOrThrow({ where: { id: tight.id } });
+    expect(org.credits).toBe(0);
+    const reserved = await stack.gw.deps.db.prisma.creditLedgerEntry.findMany({
+      where: { organizationId: tight.id, kind: 'reserve' },
+    });
+    expect(reserved.map((l) => l.amount)).toEqual([-2, -2, -2, -2, -2]);
+  });
+});
+
 test('GET /runs lists agent runs only, filtered by status and external_id, paginated', async () => {
   const page = await request(stack.gw.app).get('/runs?limit=2').set('X-Api-Key', apiKey);
   expect(page.status).toBe(200);
