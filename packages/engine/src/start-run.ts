@@ -101,17 +101,17 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
     })),
   );
   const { rows } = await db.query<CreatedRow>({
-    name: 'engine_create_runs_v1',
+    name: 'engine_create_runs_v2',
     text: `WITH pending AS (
-             SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $3 > 0 FOR UPDATE
+             SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $3::bigint > 0 FOR UPDATE
            ), reserved AS (
-             UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM pending)::int - $3
-              WHERE id = $2 AND $3 > 0 AND credits + (SELECT COALESCE(sum(amount), 0) FROM pending) >= $3
+             UPDATE organizations SET credits = credits + (SELECT COALESCE(sum(amount), 0) FROM pending) - $3::bigint
+              WHERE id = $2 AND $3::bigint > 0 AND credits + (SELECT COALESCE(sum(amount), 0) FROM pending) >= $3::bigint
              RETURNING id
            ), applied AS (
              DELETE FROM pending_credits WHERE id IN (SELECT id FROM pending) AND EXISTS (SELECT 1 FROM reserved)
            ), funded AS (
-             SELECT ($3 = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
+             SELECT ($3::bigint = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
            ), batch AS (
              SELECT * FROM unnest($1::uuid[], $4::"RunKind"[], $5::uuid[], $6::uuid[], $7::uuid[], $8::text[],
                                   $9::jsonb[], $10::int[], $11::text[], $12::text[], $13::uuid[])
@@ -145,6 +145,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
     values: [
       runs.map((r) => r.id),
       runs[0]!.input.organizationId,
+      // A bigint in SQL: the costs of a batch can add up past a balance's integer range (and then it is refused).
       runs.reduce((sum, r) => sum + r.input.estimatedCost, 0),
       runs.map((r) => r.input.kind),
       runs.map((r) => r.input.agentId),

@@ -181,6 +181,21 @@ describe('creates of one organization written together (engine/src/create-batche
     expect(twice.find((a) => a.status === 409)!.body.existing_id).toBe(winner.body.id);
   });
 
+  test('costs that add up past a balance can hold are refused run by run, never a 500', async () => {
+    const rich = await stack.gw.createOrg('Rich', 2_000_000_000);
+    const agent = await postAgent(stack.gw.app, rich.apiKey, { estimated_cost: 1_500_000_000 });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        request(stack.gw.app)
+          .post('/runs')
+          .set('X-Api-Key', rich.apiKey)
+          .send({ agent_id: agent.id, inputs: [{ id: 'text', value: 'a' }] }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.body.status).sort()).toEqual(['failed', 'failed', 'failed', 'in_progress']);
+  });
+
   test('a batch the balance covers is reserved together; one it does not, run by run', async () => {
     const tight = await stack.gw.createOrg('Tight', 10);
     const agent = await postAgent(stack.gw.app, tight.apiKey, { estimated_cost: 2 });
