@@ -15,6 +15,7 @@ import {
   type S3Settings,
 } from '@weft/devstack';
 import { createStorage, openObject, uploadStream, type Storage } from '@weft/storage';
+import { dropBenchData } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
 // beside a ceiling measured in the same run: the same bytes written straight
@@ -211,6 +212,7 @@ async function main() {
   const storage = createStorage({ ...s3.settings, bucket });
 
   const adminToken = randomBytes(24).toString('hex');
+  const redisPrefix = `bench-assets-${Date.now()}`;
   const port = await freePort();
   const gateway = startTs(
     'apps/gateway/src/main.ts',
@@ -219,7 +221,7 @@ async function main() {
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
-      REDIS_PREFIX: `bench-assets-${Date.now()}`,
+      REDIS_PREFIX: redisPrefix,
       S3_ENDPOINT: s3.settings.endpoint,
       S3_BUCKET: bucket,
       S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
@@ -238,6 +240,7 @@ async function main() {
     gateway.kill('SIGTERM');
     storage.close();
     s3.child?.kill('SIGTERM');
+    await dropBenchData(databaseUrl, redis.url, redisPrefix);
     await Promise.all([pg.stop(), redis.stop()]);
     if (s3.child) rmSync(path.join(dataDir, 's3'), { recursive: true, force: true });
   };

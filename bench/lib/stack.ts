@@ -60,13 +60,17 @@ export async function startBenchStack(): Promise<BenchStack> {
       ADMIN_TOKEN: adminToken,
     },
     async stop() {
-      // A benchmark leaves nothing behind on servers it found running: its database and Redis keys go.
-      await Promise.all([dropDatabase(databaseUrl), deleteKeys(redis.url, redisPrefix)]).catch((err: unknown) =>
-        console.error(`bench: cleanup failed: ${(err as Error).message}`),
-      );
+      await dropBenchData(databaseUrl, redis.url, redisPrefix);
       await Promise.all([pg.stop(), redis.stop(), s3.stop()]);
     },
   };
+}
+
+/** A benchmark leaves nothing behind on servers it found running: its database and Redis keys go. */
+export async function dropBenchData(databaseUrl: string, redisUrl: string, redisPrefix: string): Promise<void> {
+  await Promise.all([dropDatabase(databaseUrl), deleteKeys(redisUrl, redisPrefix)]).catch((err: unknown) =>
+    console.error(`bench: cleanup failed: ${(err as Error).message}`),
+  );
 }
 
 async function dropDatabase(databaseUrl: string): Promise<void> {
