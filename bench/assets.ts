@@ -4,18 +4,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { applyMigrations } from '@weft/db/src/migrations';
-import {
-  ensureBucket,
-  ensureDatabase,
-  ensurePostgres,
-  ensureRedis,
-  freePort,
-  withDatabaseName,
-  type S3Settings,
-} from '@weft/devstack';
+import { freePort, type S3Settings } from '@weft/devstack';
 import { createStorage, openObject, uploadStream, type Storage } from '@weft/storage';
-import { dropBenchData } from './lib/stack';
+import { startBenchStack } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
 // beside a ceiling measured in the same run: the same bytes written straight
@@ -53,7 +44,8 @@ function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false, nodeArgs: s
   });
 }
 
-async function startS3(dataDir: string): Promise<{ settings: S3Settings; child?: ChildProcess }> {
+/** s3rver in a process of its own, so that its CPU is not the benchmark's; or S3_ENDPOINT when set. */
+async function startS3(dataDir: string): Promise<{ settings: S3Settings; stop(): Promise<void> }> {
   if (process.env.S3_ENDPOINT) {
     return {
       settings: {
@@ -63,6 +55,7 @@ async function startS3(dataDir: string): Promise<{ settings: S3Settings; child?:
         secretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? 'S3RVER',
         forcePathStyle: true,
       },
+      stop: async () => undefined,
     };
   }
   const child = startTs('bench/s3-server.ts', { S3_DATA_DIR: dataDir, S3_PORT: String(await freePort()) }, true);
@@ -70,7 +63,13 @@ async function startS3(dataDir: string): Promise<{ settings: S3Settings; child?:
     child.once('message', (m) => resolve(m as S3Settings));
     child.once('exit', (code) => reject(new Error(`s3 server exited (${code})`)));
   });
-  return { settings, child };
+  return {
+    settings,
+    async stop() {
+      child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
@@ -200,33 +199,15 @@ async function pairedRounds(
 }
 
 async function main() {
-  const dataDir = path.join(ROOT, '.weft', 'bench-assets');
-  const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
-  const redis = await ensureRedis({ url: process.env.REDIS_URL, dataDir: path.join(dataDir, 'redis') });
-  const s3 = await startS3(path.join(dataDir, 's3'));
-  const databaseUrl = withDatabaseName(pg.url, `weft_bench_assets_${Date.now()}`);
-  await ensureDatabase(databaseUrl);
-  await applyMigrations(databaseUrl);
-  const bucket = `weft-bench-assets-${Date.now()}`;
-  await ensureBucket(s3.settings, bucket);
-  const storage = createStorage({ ...s3.settings, bucket });
-
-  const adminToken = randomBytes(24).toString('hex');
-  const redisPrefix = `bench-assets-${Date.now()}`;
+  const stack = await startBenchStack({ name: 'bench-assets', startS3 });
+  const storage = createStorage(stack.s3);
   const port = await freePort();
   const gateway = startTs(
     'apps/gateway/src/main.ts',
     {
+      ...stack.serviceEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redisPrefix,
-      S3_ENDPOINT: s3.settings.endpoint,
-      S3_BUCKET: bucket,
-      S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-      ADMIN_TOKEN: adminToken,
       ASSET_MAX_UPLOAD_BYTES: String(2 * LARGE_BYTES),
       RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
       RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
@@ -239,10 +220,7 @@ async function main() {
   const stopAll = async () => {
     gateway.kill('SIGTERM');
     storage.close();
-    s3.child?.kill('SIGTERM');
-    await dropBenchData(databaseUrl, redis.url, redisPrefix);
-    await Promise.all([pg.stop(), redis.stop()]);
-    if (s3.child) rmSync(path.join(dataDir, 's3'), { recursive: true, force: true });
+    await stack.stop();
   };
 
   try {
@@ -250,7 +228,7 @@ async function main() {
     await waitFor(`${base}/readyz`);
     const orgRes = await fetch(`${base}/admin/organizations`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'bench' }),
     });
     const apiKey = ((await orgRes.json()) as { api_key: string }).api_key;
@@ -333,7 +311,7 @@ async function main() {
     );
 
     console.log(
-      `\nbench:assets — same machine, S3 at ${s3.settings.endpoint}; ` +
+      `\nbench:assets — same machine, S3 at ${stack.s3.endpoint}; ` +
         `200 × 1 MiB phases and 1 GiB downloads: median of ${ROUNDS} alternating rounds\n`,
     );
     console.log('| measurement | MB/s | seconds | ratio to ceiling |');

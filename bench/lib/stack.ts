@@ -10,6 +10,7 @@ import {
   ensureS3,
   quoteIdentifier,
   withDatabaseName,
+  type S3Settings,
 } from '@weft/devstack';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
@@ -26,29 +27,41 @@ export interface BenchStack {
   redisUrl: string;
   redisPrefix: string;
   adminToken: string;
+  /** The S3 endpoint and the benchmark's own bucket. */
+  s3: S3Settings & { bucket: string };
   /** DATABASE_URL, REDIS_URL, REDIS_PREFIX, S3_*, ADMIN_TOKEN for a gateway or worker process. */
   serviceEnv: Record<string, string>;
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(): Promise<BenchStack> {
-  const dataDir = path.join(ROOT, '.weft', 'bench');
+export interface BenchStackOptions {
+  /** Names the data folder (.weft/<name>), the database, bucket and Redis prefix. */
+  name?: string;
+  /** Object storage other than @weft/devstack's (bench:assets runs s3rver in a process of its own). */
+  startS3?: (dataDir: string) => Promise<{ settings: S3Settings; stop(): Promise<void> }>;
+}
+
+export async function startBenchStack({ name = 'bench', startS3 }: BenchStackOptions = {}): Promise<BenchStack> {
+  const dataDir = path.join(ROOT, '.weft', name);
   const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
   const redis = await ensureRedis({ url: process.env.REDIS_URL, dataDir: path.join(dataDir, 'redis') });
-  const s3 = await ensureS3({ endpoint: process.env.S3_ENDPOINT, dataDir: path.join(dataDir, 's3') });
+  const s3 = startS3
+    ? await startS3(path.join(dataDir, 's3'))
+    : await ensureS3({ endpoint: process.env.S3_ENDPOINT, dataDir: path.join(dataDir, 's3') });
   const stamp = Date.now();
-  const databaseUrl = withDatabaseName(pg.url, `weft_bench_${stamp}`);
+  const databaseUrl = withDatabaseName(pg.url, `weft_${name.replace(/-/g, '_')}_${stamp}`);
   await ensureDatabase(databaseUrl);
   await applyMigrations(databaseUrl);
-  const bucket = `weft-bench-${stamp}`;
+  const bucket = `weft-${name}-${stamp}`;
   await ensureBucket(s3.settings, bucket);
   const adminToken = randomBytes(24).toString('hex');
-  const redisPrefix = `bench-${stamp}`;
+  const redisPrefix = `${name}-${stamp}`;
   return {
     databaseUrl,
     redisUrl: redis.url,
     redisPrefix,
     adminToken,
+    s3: { ...s3.settings, bucket },
     serviceEnv: {
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
