@@ -51,6 +51,8 @@ interface Phase {
   latencyP99: number;
   dispatchP50: number;
   dispatchP99: number;
+  queueHopP50: number;
+  queueHopP99: number;
   commitsPerRun: number;
   /** Transaction ids assigned (writing transactions), cluster-wide: other databases' writes count too. */
   writeXactsPerRun: number;
@@ -196,6 +198,15 @@ async function main() {
             AND ((a.node_id = 'topic' AND b.node_id = 'join') OR (a.node_id = 'join' AND b.node_id = 'split'))`,
         [agentId],
       );
+      // The queue hop every run takes once (instant nodes take none): its creation, as the create
+      // statement stamped it, to the start of its root node's executor in the worker.
+      const [hop] = await query<{ p50: number; p99: number }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM n.started_at - r.created_at) * 1000) AS p50,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM n.started_at - r.created_at) * 1000) AS p99
+           FROM runs r JOIN node_executions n ON n.run_id = r.id AND n.node_id = 'topic'
+          WHERE r.agent_id = $1 AND r.status = 'completed'`,
+        [agentId],
+      );
       const accepted = r['2xx'];
       const completed = Number(runs!.completed);
       const perRun = (x: number) => x / Math.max(1, accepted);
@@ -212,6 +223,8 @@ async function main() {
         latencyP99: runs!.p99,
         dispatchP50: dispatch!.p50,
         dispatchP99: dispatch!.p99,
+        queueHopP50: hop!.p50,
+        queueHopP99: hop!.p99,
         commitsPerRun: perRun(after.commits - before.commits - own),
         writeXactsPerRun: perRun(after.xid - before.xid),
         gatewayCpuUsPerRun: perRun(cpu.gateway),
@@ -240,20 +253,23 @@ async function main() {
     );
     console.log(`| PostgreSQL single-row UPDATE, 8 clients | ${updateTps.toFixed(0)} | ÷4 = ${pgBound.toFixed(0)} |`);
     console.log(
-      '\n| phase | offered | created (2xx/s) | errors | completed | not completed | runs/s end to end | ratio to bound | create→completed p50 / p99 ms | dispatch p50 / p99 ms | commits/run | write xacts/run* | CPU µs/run: gateway / worker / PostgreSQL / Redis |',
+      '\n| phase | offered | created (2xx/s) | errors | completed | not completed | runs/s end to end | ratio to bound | create→completed p50 / p99 ms | dispatch p50 / p99 ms | create→root start p50 / p99 ms | commits/run | write xacts/run* | CPU µs/run: gateway / worker / PostgreSQL / Redis |',
     );
-    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const p of [fixed, max]) {
       console.log(
         `| ${p.name} | ${p.offered} | ${p.accepted} (${p.acceptedPerS.toFixed(0)}/s) | ${p.rejected} | ${p.completed} | ${p.failed} | ` +
           `${p.runsPerS.toFixed(0)} | ${(p.runsPerS / bound).toFixed(2)} | ${f1(p.latencyP50)} / ${f1(p.latencyP99)} | ` +
-          `${f1(p.dispatchP50)} / ${f1(p.dispatchP99)} | ${f1(p.commitsPerRun)} | ${f1(p.writeXactsPerRun)} | ` +
+          `${f1(p.dispatchP50)} / ${f1(p.dispatchP99)} | ${f1(p.queueHopP50)} / ${f1(p.queueHopP99)} | ${f1(p.commitsPerRun)} | ${f1(p.writeXactsPerRun)} | ` +
           `${[p.gatewayCpuUsPerRun, p.workerCpuUsPerRun, p.postgresCpuUsPerRun, p.redisCpuUsPerRun].map((x) => x.toFixed(0)).join(' / ')} |`,
       );
     }
     console.log(
       '\nruns/s end to end = completed runs ÷ (last completed_at − first created_at). commits/run: pg_stat_database ' +
         'xact_commit of the bench database (read-only statements outside a transaction count too) ÷ runs created.\n' +
+        "dispatch: the next node's executor start − the previous node's executor end (the nodes of this flow are " +
+        'instant: executed in the worker that made them ready, committed with it, ADR 0013). create→root start: ' +
+        "the run's created_at (its create statement) − its root's executor start, through BullMQ.\n" +
         '* transaction ids assigned, cluster-wide: other databases on the same server count too.\n' +
         'CPU µs/run: user + system time from /proc, from the start of the load until every run ended, ÷ runs created; ' +
         'PostgreSQL and Redis: every process of that name on the machine.\n',

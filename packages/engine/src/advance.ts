@@ -27,7 +27,7 @@ export async function advance(
 ): Promise<Dispatch[]> {
   const transition = planTransition(run, nodes, version, resultSpec);
   // Under the lock, the version lockRun returned is current: the write cannot miss.
-  const applied = await commitTransition(client, { run, settle: null, transition, startedAt });
+  const applied = await commitTransition(client, { run, settled: [], transition, startedAt });
   if (!applied) throw new Error(`Run ${run.id} changed under its lock`);
   return transition.ready;
 }

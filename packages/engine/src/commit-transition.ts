@@ -13,6 +13,8 @@ export interface NodeSettlement {
   cost: number;
   /** When the executor started (the row held the dispatch time until now). */
   startedAt: Date;
+  /** When it returned: an instant node's result is committed later, with the rest of its chain. */
+  completedAt: Date;
   /** Opened when the node proposes an output for human review; keyed by (run, node, attempt). */
   review: { id: string; proposal: unknown } | null;
 }
@@ -20,7 +22,12 @@ export interface NodeSettlement {
 export interface TransitionWrite {
   /** The run as read at `run.version`: the statement applies only while that is still its version. */
   run: RunRow;
-  settle: NodeSettlement | null;
+  /**
+   * The nodes settled: first the executed job's own node (`running` at its
+   * attempt when read), then the instant nodes executed after it (`pending`
+   * when read, ADR 0013). Empty for a transition without a node result.
+   */
+  settled: NodeSettlement[];
   transition: Transition;
   /** The run's started_at when it has none yet. */
   startedAt: Date | null;
@@ -28,8 +35,8 @@ export interface TransitionWrite {
 
 /**
  * Writes a run's transition in one statement: the run row (progress,
- * current_node, or its completion with results and cost), the settled node,
- * the dispatched nodes, a review opened, output assets, settlement ledger
+ * current_node, or its completion with results and cost), the settled nodes,
+ * the dispatched nodes, reviews opened, output assets, settlement ledger
  * lines and the credits the run gives back (pending_credits, ADR 0011).
  *
  * Every change to a run's node rows bumps `runs.version` in the same
@@ -42,7 +49,9 @@ export interface TransitionWrite {
  * Committed on its own (pool), a node completion is one round trip.
  */
 export async function commitTransition(db: Pool | PoolClient, write: TransitionWrite): Promise<boolean> {
-  const { run, settle, transition: t } = write;
+  const { run, settled, transition: t } = write;
+  const own = settled[0];
+  const reviews = settled.filter((n) => n.review);
   const done = t.completion;
   const ledger = done ? settlementLines(run, done.cost, uuidv7) : undefined;
   // What the run gives back: a pending_credits row for the next reservation to add (ADR 0011).
@@ -50,9 +59,9 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
   // Only the parts this transition needs: every table a statement names is opened and locked
   // (with its indexes) on each execution, whether or not a row changes.
   const parts: Part[] = [RUN_PART];
-  if (settle) parts.push(SETTLE_PART);
+  if (own) parts.push(SETTLE_PART);
   if (t.ready.length > 0) parts.push(DISPATCH_PART);
-  if (settle?.review) parts.push(REVIEW_PART);
+  if (reviews.length > 0) parts.push(REVIEW_PART);
   if (done && done.outputAssetIds.length > 0) parts.push(OUTPUTS_PART);
   if (ledger && ledger.ids.length > 0) parts.push(LEDGER_PART);
   if (back > 0) parts.push(GIVE_BACK_PART);
@@ -67,14 +76,18 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
     completed: done !== null,
     results: done ? JSON.stringify(done.results) : null,
     cost: done ? done.cost : null,
-    nodeId: settle?.nodeId ?? null,
-    attempt: settle?.attempt ?? null,
-    nodeStatus: settle?.status ?? null,
-    output: settle ? JSON.stringify(settle.output) : null,
-    nodeCost: settle?.cost ?? 0,
-    nodeStartedAt: settle?.startedAt ?? null,
-    reviewId: settle?.review?.id ?? null,
-    proposal: settle?.review ? JSON.stringify(settle.review.proposal) : null,
+    nodeId: own?.nodeId ?? null,
+    attempt: own?.attempt ?? null,
+    nodeIds: settled.map((n) => n.nodeId),
+    nodeAttempts: settled.map((n) => n.attempt),
+    nodeStatuses: settled.map((n) => n.status),
+    outputs: settled.map((n) => JSON.stringify(n.output)),
+    nodeCosts: settled.map((n) => n.cost),
+    nodeStartedAts: settled.map((n) => n.startedAt),
+    nodeCompletedAts: settled.map((n) => n.completedAt),
+    reviewIds: reviews.map((n) => n.review!.id),
+    reviewNodes: reviews.map((n) => n.nodeId),
+    proposals: reviews.map((n) => JSON.stringify(n.review!.proposal)),
     outputAssets: done?.outputAssetIds ?? [],
     orgId: run.organization_id,
     ledgerIds: ledger?.ids ?? [],
@@ -115,12 +128,17 @@ const RUN_PART: Part = {
     RETURNING id
   )`,
 };
+// The first node settled is the executed job's (`running`); the instant nodes after it were `pending`.
 const SETTLE_PART: Part = {
   key: 's',
   sql: `settled AS (
-    UPDATE node_executions n SET status = $nodeStatus::"NodeStatus", output = $output::jsonb, cost = n.cost + $nodeCost::int,
-           started_at = $nodeStartedAt, completed_at = CASE WHEN $nodeStatus::"NodeStatus" = 'completed' THEN now() END
-      FROM r WHERE n.run_id = r.id AND n.node_id = $nodeId AND n.status = 'running' AND n.attempt = $attempt
+    UPDATE node_executions n SET status = s.status, output = s.output, cost = n.cost + s.cost,
+           started_at = s.started_at, completed_at = CASE WHEN s.status = 'completed' THEN s.completed_at END
+      FROM r, unnest($nodeIds::text[], $nodeAttempts::int[], $nodeStatuses::"NodeStatus"[], $outputs::jsonb[],
+                     $nodeCosts::int[], $nodeStartedAts::timestamptz[], $nodeCompletedAts::timestamptz[]) WITH ORDINALITY
+              AS s(node_id, attempt, status, output, cost, started_at, completed_at, ord)
+     WHERE n.run_id = r.id AND n.node_id = s.node_id AND n.attempt = s.attempt
+       AND n.status = CASE WHEN s.ord = 1 THEN 'running'::"NodeStatus" ELSE 'pending'::"NodeStatus" END
   )`,
 };
 const DISPATCH_PART: Part = {
@@ -134,7 +152,8 @@ const REVIEW_PART: Part = {
   key: 'v',
   sql: `review AS (
     INSERT INTO reviews (id, run_id, node_id, status, proposed_output, created_at)
-    SELECT $reviewId::uuid, r.id, $nodeId, 'pending', $proposal::jsonb, now() FROM r
+    SELECT v.id, r.id, v.node_id, 'pending', v.proposal, now()
+      FROM r, unnest($reviewIds::uuid[], $reviewNodes::text[], $proposals::jsonb[]) AS v(id, node_id, proposal)
     ON CONFLICT (id) DO NOTHING
   )`,
 };
@@ -178,7 +197,7 @@ function compose(parts: Part[], values: Record<string, unknown>): { name: string
       if (i < 0) i = names.push(name) - 1;
       return `$${i + 1}`;
     });
-    statement = { name: `engine_commit_transition_${key}_v1`, text, names };
+    statement = { name: `engine_commit_transition_${key}_v2`, text, names };
     composed.set(key, statement);
   }
   return { name: statement.name, text: statement.text, values: statement.names.map((n) => values[n]) };

@@ -3,14 +3,13 @@ import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Dispatch } from './transition';
 import { CancelBus, InFlight } from './cancel-bus';
 import { cancelRun } from './cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review';
 import { Dispatcher, type RunQueues } from './dispatcher';
 import type { EngineCore } from './engine-core';
 import { notify, type EngineHooks } from './engine-hooks';
-import { executeNode, readRun, type ExecutedNode, type RunSnapshot } from './execute-node';
+import { executeNode, readRun, type ExecutedNode, type ExecuteOptions, type RunSnapshot } from './execute-node';
 import { VersionCache } from './flow-cache';
 import { reconcile, type ReconcileReport } from './reconcile';
 import { CreateBatches } from './create-batches';
@@ -42,15 +41,12 @@ export interface Engine {
   readonly versions: VersionCache;
   startRun(input: StartRunInput): Promise<StartedRun>;
   /**
-   * Executes a dispatched node; returns the instant nodes it made ready, for
-   * the caller to execute at once, and the run as its commit left it (pass it
-   * back as `known` for those, to spare them a read).
+   * Executes a dispatched node and the instant nodes that follow from it,
+   * commits them together and enqueues the nodes that commit dispatched.
    */
-  executeNode(job: ExecuteNodeJob, known?: RunSnapshot): Promise<ExecutedNode>;
+  executeNode(job: ExecuteNodeJob, options?: ExecuteOptions): Promise<ExecutedNode>;
   /** The run and its node rows as executeNode reads them (undefined when there is no such run). */
   readRun(runId: string): Promise<RunSnapshot | undefined>;
-  /** Enqueues dispatched nodes (instant nodes a caller could not execute itself). */
-  enqueue(runId: string, nodes: Dispatch[]): Promise<boolean>;
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
   cancelRun(orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void>;
   reconcile(staleMs: number): Promise<ReconcileReport>;
@@ -87,9 +83,8 @@ export function createEngine(options: EngineOptions): Engine {
       await core.dispatcher.dispatch(started.id, started.dispatch);
       return started;
     },
-    executeNode: (job, known) => executeNode(core, job, known),
+    executeNode: (job, opts) => executeNode(core, job, opts),
     readRun: (runId) => readRun(core.db.pool, runId),
-    enqueue: (runId, nodes) => core.dispatcher.dispatch(runId, nodes),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),

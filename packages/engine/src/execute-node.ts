@@ -1,36 +1,16 @@
-import type { FlowNode, RunInput } from '@weft/contracts';
-import { linksOf } from '@weft/dag';
-import {
-  executorFor,
-  isInstantNode,
-  NodeFailure,
-  timeoutOf,
-  type NodeContext,
-  type NodeResult,
-  type NodeValue,
-} from '@weft/nodes';
+import type { RunInput } from '@weft/contracts';
+import { isInstantNode, NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
+import { withLogContext } from '@weft/telemetry';
 import type { Pool } from 'pg';
-import { derivedUuid } from './ids';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
-import { nodeAssets } from './node-assets';
 import { commitTransition, type NodeSettlement } from './commit-transition';
+import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-chain';
+import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
 import type { NodeRow, RunRow } from './run-rows';
-import { planTransition, type Dispatch } from './transition';
-import { TransientError } from './transient';
-
-/** Port → upstream value(s), from the node's links and the upstream rows. */
-function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<string, NodeValue | NodeValue[]> {
-  const out: Record<string, NodeValue | NodeValue[]> = {};
-  for (const link of linksOf(node)) {
-    const value = byId.get(link.target)?.output ?? { type: 'data', value: null };
-    if (link.index === undefined) out[link.port] = value;
-    else ((out[link.port] ??= []) as NodeValue[]).push(value);
-  }
-  return out;
-}
+import { transitionOf, type Dispatch } from './transition';
 
 /** A run as an execution read it: its row at `run.version`, its inputs and its node rows. */
 export interface RunSnapshot {
@@ -39,17 +19,24 @@ export interface RunSnapshot {
   nodes: NodeRow[];
 }
 
-/** What executing a node left behind for its caller. */
-export interface ExecutedNode {
-  /** Instant nodes its completion made ready (isInstantNode), dispatched but not enqueued. */
-  instant: Dispatch[];
-  /** The run as this execution's commit left it: a hint that saves the next instant node its read. */
-  snapshot: RunSnapshot | null;
+export interface ExecuteOptions {
+  /** The run as the caller read it: used instead of a read, and trusted no further than one (the commit checks the version). */
+  known?: RunSnapshot | undefined;
+  /** Wraps each instant node executed after this one (log context, span, metrics). */
+  instantScope?: InstantScope | undefined;
 }
 
-const NOTHING: ExecutedNode = { instant: [], snapshot: null };
+/** What executing a node committed. */
+export interface ExecutedNode {
+  /** The nodes its commit settled: its own first, then the instant nodes executed after it. */
+  settled: string[];
+  /** The nodes its commit dispatched and it enqueued. */
+  enqueued: Dispatch[];
+}
 
-/** The run and its node rows in one round trip (once per queued node; instant nodes get a snapshot). */
+const NOTHING: ExecutedNode = { settled: [], enqueued: [] };
+
+/** The run and its node rows in one round trip (once per queued node). */
 export async function readRun(pool: Pool, runId: string): Promise<RunSnapshot | undefined> {
   const { rows } = await pool.query<RunRow & { inputs: RunInput[]; nodes: NodeRow[] | null }>({
     name: 'engine_load_run_for_node_v3',
@@ -75,134 +62,98 @@ function holds(snapshot: RunSnapshot | undefined, job: ExecuteNodeJob): snapshot
 }
 
 /**
- * Executes one dispatched node (processor → here). Redelivery is harmless:
- * a node that is no longer `running` at this attempt, or a run that has
- * ended, is skipped; the completion commits only on the run version its
- * rows were read at, so of two executions of one attempt only the first
- * result counts.
- *
- * `known` is the run as a previous execution in this process left it (an
- * instant node's caller): it is used without reading the run again, and
- * trusted no further than any read, since the commit checks the version.
- *
- * Returns the instant nodes its completion made ready: they are dispatched
- * (`running`) but not enqueued, for the caller to execute at once. A caller
- * that cannot must enqueue them (Dispatcher.dispatch); if the process dies
- * first, the reconciler finds them without a job and enqueues them.
+ * Executes one dispatched node (processor → here), then the instant nodes
+ * its result makes ready (instant-chain.ts), and commits them together in one
+ * statement. Redelivery is harmless: a node that is no longer `running` at
+ * this attempt, or a run that has ended, is skipped; the commit applies only
+ * on the run version its rows were read at, so of two executions of one
+ * attempt only the first result counts.
  */
-export async function executeNode(core: EngineCore, job: ExecuteNodeJob, known?: RunSnapshot): Promise<ExecutedNode> {
-  const snapshot = known ?? (await readRun(core.db.pool, job.runId));
+export async function executeNode(
+  core: EngineCore,
+  job: ExecuteNodeJob,
+  options: ExecuteOptions = {},
+): Promise<ExecutedNode> {
+  const snapshot = options.known ?? (await readRun(core.db.pool, job.runId));
   if (!holds(snapshot, job)) return NOTHING;
-  const { run, nodes } = snapshot;
-
-  const version = await core.versions.version(run.agent_version_id);
-  const node = version.graph.node(job.nodeId)!;
-  const executor = executorFor(node.type);
-  const params = node.params ?? {};
-  const timeoutMs = timeoutOf(node.type, params);
+  const { run } = snapshot;
   const cancel = core.inFlight.start(run.id);
-  // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
-  const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
-  const signal = timeout ? AbortSignal.any([cancel.signal, timeout]) : cancel.signal;
-  const pool = core.db.pool;
-  const ctx: NodeContext = {
-    runId: run.id,
-    nodeId: node.id,
-    nodeType: node.type,
-    attempt: job.attempt,
-    params,
-    inputs: resolveInputs(node, new Map(nodes.map((n) => [n.node_id, n]))),
-    runInput: snapshot.inputs.find((i) => i.id === node.id)?.value,
-    signal,
-    assets: nodeAssets(
-      pool,
-      core.requireStorage(),
-      {
-        runId: run.id,
-        nodeId: node.id,
-        attempt: job.attempt,
-        organizationId: run.organization_id,
-        agentId: run.agent_id,
-      },
-      core.assetJobs,
-    ),
-    outboundAllowList: core.outboundAllowList,
-  };
-
-  const startedAt = new Date();
-  let result: NodeResult;
   try {
-    result = await executor.execute(ctx);
-  } catch (err) {
-    // Cancelled: the cancel already ended the run in PostgreSQL; nothing to record.
-    if (cancel.signal.aborted) return NOTHING;
-    if (err instanceof TransientError) throw err;
-    const failure = timeout?.aborted
-      ? new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`)
-      : err instanceof NodeFailure
-        ? err
-        : internalFailure(core, node.id, err);
-    await failNode(core, job, failure);
-    return NOTHING;
+    const version = await core.versions.version(run.agent_version_id);
+    const scope: ExecutionScope = {
+      run,
+      inputs: snapshot.inputs,
+      nodes: new Map(snapshot.nodes.map((n) => [n.node_id, n])),
+      version,
+      cancel: cancel.signal,
+    };
+    const own = await invokeExecutor(core, scope, job);
+    if (own === CANCELED) return NOTHING;
+    if (own instanceof NodeFailure) {
+      await failNode(core, job, own);
+      return NOTHING;
+    }
+    return await commitNode(core, job, snapshot, own, cancel.signal, options.instantScope ?? NO_SCOPE);
   } finally {
     core.inFlight.finish(run.id, cancel);
   }
-  const settle: NodeSettlement = {
-    nodeId: job.nodeId,
-    attempt: job.attempt,
-    status: result.review ? 'waiting_review' : 'completed',
-    output: result.output,
-    cost: result.cost ?? 0,
-    startedAt,
-    review: result.review
-      ? { id: derivedUuid('review', job.runId, job.nodeId, job.attempt), proposal: result.review }
-      : null,
-  };
-  return completeNode(core, job, snapshot, settle);
-}
-
-function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFailure {
-  // Internal causes are logged in full and reported as `unknown` with a message safe to show.
-  core.logger.error({ err, nodeId }, 'node executor failed unexpectedly');
-  return new NodeFailure('unknown', `Node '${nodeId}' failed because of an internal error`);
 }
 
 /** Attempts at committing one completion before giving up: each failed one means another transition landed. */
 const MAX_COMMIT_ATTEMPTS = 50;
 
 /**
- * Commits the node's result and what follows from it in one statement, on
- * the version of the run it was computed from; when another transition
- * landed first (a sibling branch, a cancel, a redelivery), reads the run
- * again and recomputes, until it applies or the node is no longer this
- * job's to settle.
+ * Commits the node's result, the instant nodes that follow from it and what
+ * follows from them in one statement, on the version of the run they were
+ * computed from; when another transition landed first (a sibling branch, a
+ * cancel, a redelivery), reads the run again and recomputes (the instant
+ * nodes are executed again: they are pure), until it applies or the node is
+ * no longer this job's to settle.
  */
-async function completeNode(
+async function commitNode(
   core: EngineCore,
   job: ExecuteNodeJob,
   read: RunSnapshot,
-  settle: NodeSettlement,
+  own: NodeSettlement,
+  cancel: AbortSignal,
+  around: InstantScope,
 ): Promise<ExecutedNode> {
   const version = await core.versions.version(read.run.agent_version_id);
   const spec = await core.versions.resultSpec(read.run.agent_version_id, read.run.app_id);
   let snapshot: RunSnapshot | undefined = read;
   for (let attempt = 1; ; attempt++) {
     const run = { ...snapshot.run };
-    // The rows as they will be once this commits, the ready ones marked by planTransition.
-    const nodes = snapshot.nodes.map((n) =>
-      n.node_id === settle.nodeId
-        ? { ...n, status: settle.status, output: settle.output, cost: n.cost + settle.cost }
-        : { ...n },
-    );
-    const transition = planTransition(run, nodes, version, spec);
-    if (await commitTransition(core.db.pool, { run, settle, transition, startedAt: settle.startedAt })) {
+    // The rows as they will be once this commits.
+    const rows = snapshot.nodes.map((n) => ({ ...n }));
+    const scope: ExecutionScope = {
+      run,
+      inputs: snapshot.inputs,
+      nodes: new Map(rows.map((n) => [n.node_id, n])),
+      version,
+      cancel,
+    };
+    const chain = await settleWithInstantNodes(core, scope, rows, own, around);
+    if (chain.canceled) return NOTHING;
+    const wasPending = new Set(snapshot.nodes.filter((n) => n.status === 'pending').map((n) => n.node_id));
+    const dispatched = rows
+      .filter((n) => n.status === 'running' && wasPending.has(n.node_id))
+      .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
+    const transition = transitionOf(run, rows, dispatched, version, spec);
+    const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
+    if (await commitTransition(core.db.pool, write)) {
       reportRunEnded(core, run);
-      const instant = transition.ready.filter((d) => isInstantNode(d.nodeType));
-      await core.dispatcher.dispatch(
-        job.runId,
-        transition.ready.filter((d) => !isInstantNode(d.nodeType)),
-      );
-      return { instant, snapshot: run.ended ? null : { run, inputs: snapshot.inputs, nodes } };
+      const settled = chain.settlements.map((s) => s.nodeId);
+      if (chain.failed) {
+        // The failed node was committed as dispatched; failing it ends the run and cancels the rest.
+        const { job: failedJob, failure } = chain.failed;
+        await withLogContext({ runId: failedJob.runId, nodeId: failedJob.nodeId }, () =>
+          failNode(core, failedJob, failure, { spanMarked: true }),
+        );
+        return { settled, enqueued: [] };
+      }
+      const enqueued = transition.ready.filter((d) => !isInstantNode(d.nodeType));
+      await core.dispatcher.dispatch(job.runId, enqueued);
+      return { settled, enqueued };
     }
     snapshot = await readRun(core.db.pool, job.runId);
     if (!holds(snapshot, job)) return NOTHING;

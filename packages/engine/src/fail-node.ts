@@ -11,9 +11,15 @@ import { Rollback, withTransaction } from './tx';
  * A node failed: the node is marked failed (if this attempt still holds it),
  * the run ends `failed` with the failure's reason and safe message, open
  * work is canceled and credits settled. Other nodes of the run still
- * executing on any worker are told to abort.
+ * executing on any worker are told to abort. `spanMarked`: the node's span
+ * was already marked failed (an instant node, failed after its chain's commit).
  */
-export async function failNode(core: EngineCore, job: ExecuteNodeJob, failure: NodeFailure): Promise<void> {
+export async function failNode(
+  core: EngineCore,
+  job: ExecuteNodeJob,
+  failure: NodeFailure,
+  options: { spanMarked?: boolean } = {},
+): Promise<void> {
   let locked: RunRow | undefined;
   const ended = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, job.runId));
@@ -33,7 +39,7 @@ export async function failNode(core: EngineCore, job: ExecuteNodeJob, failure: N
     throw err;
   });
   reportRunEnded(core, locked);
-  markNodeFailed(failure.reason, failure.message);
+  if (!options.spanMarked) markNodeFailed(failure.reason, failure.message);
   // One line per node failure (provider errors, timeouts, bad input); its run and
   // node come from the log context of the job being processed.
   if (ended) core.logger.info({ reason: failure.reason, error: failure.message }, 'node failed; its run ended');

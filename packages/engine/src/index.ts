@@ -10,6 +10,6 @@ export type { StartRunInput, StartedRun } from './start-run';
 export type { ReviewDecisionInput } from './decide-review';
 export type { ReconcileReport } from './reconcile';
 export type { LoadedVersion } from './flow-cache';
-export type { ExecutedNode, RunSnapshot } from './execute-node';
+export type { ExecutedNode, ExecuteOptions, RunSnapshot } from './execute-node';
 export { uuidv7, derivedUuid } from './ids';
 export { startNodeWorkers, type NodeWorkers, type NodeWorkersOptions } from './node-workers';

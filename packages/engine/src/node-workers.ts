@@ -16,7 +16,7 @@ import { listenForCancellations } from './cancel-bus';
 import { createRunQueues } from './dispatcher';
 import { createEngine, type Engine } from './engine';
 import type { EngineHooks } from './engine-hooks';
-import { executeWithInstantNodes } from './instant-nodes';
+import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
 
 export interface NodeWorkersOptions {
@@ -67,6 +67,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   });
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
 
+  const instantScope = instantNodeScope({ hooks: options.hooks, logger });
   // Node failures never throw (they end the run); what throws is infrastructure
   // (database, storage, Redis), which BullMQ retries with backoff.
   const processor = async (job: Job<unknown>) => {
@@ -77,7 +78,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     // node; when tracing, the execution is a span continuing the dispatcher's trace.
     await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
       traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () =>
-        executeWithInstantNodes(engine, data, { hooks: options.hooks, logger }),
+        engine.executeNode(data, { instantScope }),
       ),
     );
   };

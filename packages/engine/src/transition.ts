@@ -34,6 +34,11 @@ export function planTransition(
   version: LoadedVersion,
   resultSpec: FlowOutput[],
 ): Transition {
+  return transitionOf(run, nodes, dispatchReady(nodes, version), version, resultSpec);
+}
+
+/** Marks `running` (dispatched) the pending nodes whose upstream nodes have all completed, and returns them. */
+export function dispatchReady(nodes: NodeRow[], version: LoadedVersion): Dispatch[] {
   const byId = new Map(nodes.map((n) => [n.node_id, n]));
   const completed = new Set(nodes.filter((n) => n.status === 'completed').map((n) => n.node_id));
   const ready: Dispatch[] = [];
@@ -43,8 +48,21 @@ export function planTransition(
     row.status = 'running';
     ready.push({ nodeId: id, attempt: row.attempt, nodeType: row.node_type });
   }
+  return ready;
+}
+
+/** The transition of a run whose rows are `nodes`, `dispatched` being the nodes it marked `running`. */
+export function transitionOf(
+  run: RunRow,
+  nodes: NodeRow[],
+  dispatched: Dispatch[],
+  version: LoadedVersion,
+  resultSpec: FlowOutput[],
+): Transition {
+  const byId = new Map(nodes.map((n) => [n.node_id, n]));
+  const completed = nodes.filter((n) => n.status === 'completed').length;
   const total = nodes.length;
-  if (completed.size === total) {
+  if (completed === total) {
     return {
       ready: [],
       progress: 1,
@@ -55,8 +73,8 @@ export function planTransition(
   }
   const current = version.graph.nodeIds().find((id) => byId.get(id)?.status === 'running');
   return {
-    ready,
-    progress: total === 0 ? 0 : completed.size / total,
+    ready: dispatched,
+    progress: total === 0 ? 0 : completed / total,
     currentNode: current ? byId.get(current)!.node_type : null,
     awaitingReview: nodes.some((n) => n.status === 'waiting_review'),
     completion: null,

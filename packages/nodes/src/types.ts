@@ -70,10 +70,11 @@ export interface NodeExecutor {
   kind: NodeKind;
   /**
    * Pure and immediate: computes its output from its inputs and params alone,
-   * with no I/O and nothing to abort. The worker that makes such a node ready
-   * executes it at once instead of sending it through the queue (one hop
-   * fewer; its own commit still records it). Never set it on a node that
-   * calls out, reads storage or takes noticeable time.
+   * with no I/O and nothing to abort, the same output every time. The worker
+   * that makes such a node ready executes it at once instead of sending it
+   * through the queue, and commits it with the node that made it ready
+   * (ADR 0013); it may execute it again when that commit misses. Never set it
+   * on a node that calls out, reads storage, costs credits or takes noticeable time.
    */
   instant?: boolean;
   /** Used when the node's `params.timeout_ms` is absent. */

@@ -69,31 +69,25 @@ const nodesOf = async (runId: string) =>
     (await stack.gw.deps.db.prisma.nodeExecution.findMany({ where: { runId } })).map((n) => [n.nodeId, n.status]),
   );
 
-test('a sibling committed between read and commit: the second branch reads again and dispatches the join once', async () => {
+test('a sibling committed between read and commit: the second branch reads again and executes the join once', async () => {
   const runId = await createRun();
   const stale = await engine.readRun(runId);
   expect(stale?.run.version).toBe(0);
 
   const first = await engine.executeNode(job(runId, 'a'));
-  expect(first.instant).toEqual([]);
-  // b computed from the read taken before a committed: its commit misses, it reads again and sees a.
-  const second = await engine.executeNode(job(runId, 'b'), stale!);
-  expect(second.instant).toEqual([{ nodeId: 'join', attempt: 0, nodeType: 'prompt_concatenate' }]);
-  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'completed', join: 'running' });
-  const mid = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
-  expect([mid.status, mid.progress, mid.currentNode, mid.version]).toEqual([
-    'in_progress',
-    2 / 3,
-    'prompt_concatenate',
-    2,
-  ]);
-
-  // The join starts from the snapshot b's commit left: no read, one commit, the run completed and settled.
-  const last = await engine.executeNode(job(runId, 'join'), second.snapshot!);
-  expect(last).toEqual({ instant: [], snapshot: null });
+  expect(first).toEqual({ settled: ['a'], enqueued: [] });
+  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'running', join: 'pending' });
+  // b computed from the read taken before a committed: its commit misses, it reads again, sees a, and
+  // executes the join (an instant node) at once, committed with b in one statement.
+  const second = await engine.executeNode(job(runId, 'b'), { known: stale! });
+  expect(second).toEqual({ settled: ['b', 'join'], enqueued: [] });
+  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'completed', join: 'completed' });
   const done = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
   expect(done.body).toMatchObject({ status: 'completed', progress: 1, cost: 0 });
   expect(done.body.results).toEqual([{ id: 'join', type: 'text', value: 'left+right', description: 'Both' }]);
+  // Two transitions: a's commit, then b's with the join and the run's completion.
+  const row = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  expect(row.version).toBe(2);
   expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
 });
 
@@ -102,19 +96,19 @@ test('a redelivered job with the read of its first delivery changes nothing once
   const stale = await engine.readRun(runId);
   await engine.executeNode(job(runId, 'a'));
   const before = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
-  expect(await engine.executeNode(job(runId, 'a'), stale!)).toEqual({ instant: [], snapshot: null });
+  expect(await engine.executeNode(job(runId, 'a'), { known: stale! })).toEqual({ settled: [], enqueued: [] });
   const after = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
   expect(after).toEqual(before);
   expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'running', join: 'pending' });
   await engine.executeNode(job(runId, 'b'));
-  await engine.executeNode(job(runId, 'join'));
+  expect(await nodesOf(runId)).toEqual({ a: 'completed', b: 'completed', join: 'completed' });
 });
 
 test('a cancel between read and commit wins: the node commits nothing and the reservation is released', async () => {
   const runId = await createRun();
   const stale = await engine.readRun(runId);
   await request(stack.gw.app).delete(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(204);
-  expect(await engine.executeNode(job(runId, 'a'), stale!)).toEqual({ instant: [], snapshot: null });
+  expect(await engine.executeNode(job(runId, 'a'), { known: stale! })).toEqual({ settled: [], enqueued: [] });
   const run = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
   expect(run.body).toMatchObject({ status: 'canceled', cost: 0 });
   expect(await nodesOf(runId)).toEqual({ a: 'canceled', b: 'canceled', join: 'canceled' });
@@ -122,17 +116,14 @@ test('a cancel between read and commit wins: the node commits nothing and the re
   expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
 });
 
-test('both roots committing at once, many times over: every run completes once, charged once', async () => {
+test('both roots committing at once, many times over: the join executes once, every run completes once, charged once', async () => {
   const runs = await Promise.all(Array.from({ length: 20 }, () => createRun()));
-  const joins = await Promise.all(
+  await Promise.all(
     runs.map(async (runId) => {
       const [a, b] = await Promise.all([engine.executeNode(job(runId, 'a')), engine.executeNode(job(runId, 'b'))]);
-      const ready = [...a.instant, ...b.instant];
-      expect(ready.map((d) => d.nodeId)).toEqual(['join']);
-      return (await engine.executeNode(job(runId, 'join'))).instant;
+      expect([...a.settled, ...b.settled].sort()).toEqual(['a', 'b', 'join']);
     }),
   );
-  expect(joins.flat()).toEqual([]);
   const ended = await stack.gw.deps.db.prisma.run.findMany({ where: { id: { in: runs } } });
   expect(ended.map((r) => r.status)).toEqual(runs.map(() => 'completed'));
   expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);

@@ -1,0 +1,119 @@
+import type { FlowNode, RunInput } from '@weft/contracts';
+import { linksOf } from '@weft/dag';
+import {
+  executorFor,
+  isInstantNode,
+  NodeFailure,
+  timeoutOf,
+  type NodeContext,
+  type NodeResult,
+  type NodeValue,
+} from '@weft/nodes';
+import type { ExecuteNodeJob } from '@weft/queue';
+import type { NodeSettlement } from './commit-transition';
+import type { EngineCore } from './engine-core';
+import type { LoadedVersion } from './flow-cache';
+import { derivedUuid } from './ids';
+import { nodeAssets } from './node-assets';
+import type { NodeRow, RunRow } from './run-rows';
+import { TransientError } from './transient';
+
+/** The run a node executes in: its row, inputs and node rows as the execution sees them. */
+export interface ExecutionScope {
+  run: RunRow;
+  inputs: RunInput[];
+  /** By node id; upstream outputs are read from here (rows settled in memory included). */
+  nodes: Map<string, NodeRow>;
+  version: LoadedVersion;
+  /** Aborted when the run is canceled. */
+  cancel: AbortSignal;
+}
+
+/** The executor was stopped by a cancel, which already ended the run in PostgreSQL: nothing to record. */
+export const CANCELED = Symbol('canceled');
+
+export type ExecutorOutcome = NodeSettlement | NodeFailure | typeof CANCELED;
+
+/**
+ * Runs the executor of the node `job` names, with its resolved inputs, its
+ * params and an AbortSignal (cancel, and the node's timeout unless it is
+ * instant), and turns what it returns or throws into the node's settlement or
+ * failure. Infrastructure errors (TransientError) are thrown for the queue to retry.
+ */
+export async function invokeExecutor(
+  core: EngineCore,
+  scope: ExecutionScope,
+  job: ExecuteNodeJob,
+): Promise<ExecutorOutcome> {
+  const { run } = scope;
+  const node = scope.version.graph.node(job.nodeId)!;
+  const executor = executorFor(node.type);
+  const params = node.params ?? {};
+  const timeoutMs = timeoutOf(node.type, params);
+  // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
+  const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
+  const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;
+  const ctx: NodeContext = {
+    runId: run.id,
+    nodeId: node.id,
+    nodeType: node.type,
+    attempt: job.attempt,
+    params,
+    inputs: resolveInputs(node, scope.nodes),
+    runInput: scope.inputs.find((i) => i.id === node.id)?.value,
+    signal,
+    assets: nodeAssets(
+      core.db.pool,
+      core.requireStorage(),
+      {
+        runId: run.id,
+        nodeId: node.id,
+        attempt: job.attempt,
+        organizationId: run.organization_id,
+        agentId: run.agent_id,
+      },
+      core.assetJobs,
+    ),
+    outboundAllowList: core.outboundAllowList,
+  };
+
+  const startedAt = new Date();
+  let result: NodeResult;
+  try {
+    result = await executor.execute(ctx);
+  } catch (err) {
+    if (scope.cancel.aborted) return CANCELED;
+    if (err instanceof TransientError) throw err;
+    if (timeout?.aborted) return new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`);
+    return err instanceof NodeFailure ? err : internalFailure(core, node.id, err);
+  }
+  return {
+    nodeId: job.nodeId,
+    attempt: job.attempt,
+    status: result.review ? 'waiting_review' : 'completed',
+    output: result.output,
+    cost: result.cost ?? 0,
+    startedAt,
+    completedAt: new Date(),
+    review: result.review
+      ? { id: derivedUuid('review', run.id, job.nodeId, job.attempt), proposal: result.review }
+      : null,
+  };
+}
+
+/** Port → upstream value(s), from the node's links and the upstream rows. */
+function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<string, NodeValue | NodeValue[]> {
+  const out: Record<string, NodeValue | NodeValue[]> = {};
+  for (const link of linksOf(node)) {
+    const value = byId.get(link.target)?.output ?? { type: 'data', value: null };
+    if (link.index === undefined) out[link.port] = value;
+    else ((out[link.port] ??= []) as NodeValue[]).push(value);
+  }
+  return out;
+}
+
+function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFailure {
+  // Internal causes are logged in full and reported as `unknown` with a message safe to show.
+  core.logger.error({ err, nodeId }, 'node executor failed unexpectedly');
+  return new NodeFailure('unknown', `Node '${nodeId}' failed because of an internal error`);
+}
