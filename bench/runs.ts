@@ -29,6 +29,8 @@ import { createOrg, createTextAgent, profileArgs, startBenchGateway, startBenchS
 
 const FIXED_RATE = Number(process.env.BENCH_FIXED_RATE ?? 300);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+/** Unmeasured load before the phases: JIT, connection pools and prepared statements of fresh processes. */
+const WARM_UP_S = Number(process.env.BENCH_WARM_UP_S ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGET_RUNS_PER_S = 1000;
 const TARGET_RATIO = 0.3;
@@ -110,7 +112,7 @@ async function main() {
       return { commits: Number(rows[0]!.commits), xid: Number(rows[0]!.xid) };
     };
 
-    const runPhase = async (name: string, rate: number | undefined): Promise<Phase> => {
+    const runPhase = async (name: string, rate: number | undefined, durationS = DURATION_S): Promise<Phase> => {
       const agentId = await createTextAgent(base, auth, `Bench ${name}`);
       const body = JSON.stringify({ agent_id: agentId, inputs: [{ id: 'topic', value: 'first line\nsecond line' }] });
       const headers = { ...auth, 'content-type': 'application/json' };
@@ -124,7 +126,7 @@ async function main() {
                 headers,
                 body: () => body,
                 rate,
-                durationS: DURATION_S,
+                durationS,
                 connections: CONNECTIONS,
               })),
               timeouts: 0,
@@ -135,7 +137,7 @@ async function main() {
               headers,
               body,
               connections: CONNECTIONS,
-              duration: DURATION_S,
+              duration: durationS,
             });
       await sleep(STATS_FLUSH_MS);
       await stats.query('SELECT pg_stat_clear_snapshot()');
@@ -149,7 +151,7 @@ async function main() {
       });
       const cpuBefore = cpuNow();
       // For whoever attaches a profiler to the load itself (perf record -a, say): the phase's load starts now.
-      console.error(`[bench:runs] ${name} phase: load starts for ${DURATION_S} s`);
+      console.error(`[bench:runs] ${name} phase: load starts for ${durationS} s`);
       const r = await load();
       for (let deadline = Date.now() + 120_000; ;) {
         const [row] = await query<{ n: string }>(
@@ -215,7 +217,7 @@ async function main() {
         offered: rate ? `${rate}/s` : `max, ${CONNECTIONS} conns`,
         accepted,
         rejected: r.non2xx + r.errors + r.timeouts,
-        acceptedPerS: accepted / DURATION_S,
+        acceptedPerS: accepted / durationS,
         completed,
         failed: Number(runs!.failed),
         runsPerS: completed / Math.max(0.001, runs!.span_s),
@@ -234,6 +236,7 @@ async function main() {
       };
     };
 
+    if (WARM_UP_S > 0) await runPhase('warm-up', FIXED_RATE, WARM_UP_S);
     const fixed = await runPhase('fixed', FIXED_RATE);
     const max = await runPhase('max', undefined);
 
@@ -243,7 +246,8 @@ async function main() {
     const f1 = (x: number) => x.toFixed(1);
     console.log(
       `\nbench:runs — 3-node text flow through POST /runs, 1 gateway + 1 worker ` +
-        `(light concurrency ${workerConfig.WORKER_LIGHT_CONCURRENCY}), ${DURATION_S} s per phase, same machine; ` +
+        `(light concurrency ${workerConfig.WORKER_LIGHT_CONCURRENCY}), ${DURATION_S} s per phase after ${WARM_UP_S} s of ` +
+        `unmeasured warm-up at ${FIXED_RATE}/s, same machine; ` +
         `load average ${loadAverage()}\n`,
     );
     console.log('| ceiling (same run) | per s | bound on runs/s |');
