@@ -49,59 +49,108 @@ export interface TransitionWrite {
  * Committed on its own (pool), a node completion is one round trip.
  */
 export async function commitTransition(db: Pool | PoolClient, write: TransitionWrite): Promise<boolean> {
-  const { run, settled, transition: t } = write;
-  const own = settled[0];
-  const reviews = settled.filter((n) => n.review);
-  const done = t.completion;
-  const ledger = done ? settlementLines(run, done.cost, uuidv7) : undefined;
-  // What the run gives back: a pending_credits row for the next reservation to add (ADR 0011).
-  const back = done ? run.reserved_credits - done.cost : 0;
-  // Only the parts this transition needs: every table a statement names is opened and locked
+  return (await commitTransitions(db, [write]))[0]!;
+}
+
+/**
+ * The transitions of several runs in one statement (a worker's completions of
+ * one moment, grouped-calls.ts), each applied or not on its own version, as
+ * commitTransition would: returns, in the order of `writes`, whether each
+ * applied. At most one write per run: two transitions of one run computed
+ * from the same version cannot both apply. The run rows are updated in order
+ * of run id, so that two statements over the same runs lock them in the same order.
+ */
+export async function commitTransitions(db: Pool | PoolClient, writes: TransitionWrite[]): Promise<boolean[]> {
+  const sorted = [...writes].sort((a, b) => (a.run.id < b.run.id ? -1 : a.run.id > b.run.id ? 1 : 0));
+  const values = columns(sorted);
+  // Only the parts these transitions need: every table a statement names is opened and locked
   // (with its indexes) on each execution, whether or not a row changes.
   const parts: Part[] = [RUN_PART];
-  if (own) parts.push(SETTLE_PART);
-  if (t.ready.length > 0) parts.push(DISPATCH_PART);
-  if (reviews.length > 0) parts.push(REVIEW_PART);
-  if (done && done.outputAssetIds.length > 0) parts.push(OUTPUTS_PART);
-  if (ledger && ledger.ids.length > 0) parts.push(LEDGER_PART);
-  if (back > 0) parts.push(GIVE_BACK_PART);
-  const statement = compose(parts, {
-    runId: run.id,
-    version: run.version,
-    ready: t.ready.map((d) => d.nodeId),
-    progress: t.progress,
-    currentNode: t.currentNode,
-    awaiting: t.awaitingReview,
-    startedAt: write.startedAt,
-    completed: done !== null,
-    results: done ? JSON.stringify(done.results) : null,
-    cost: done ? done.cost : null,
-    nodeId: own?.nodeId ?? null,
-    attempt: own?.attempt ?? null,
-    nodeIds: settled.map((n) => n.nodeId),
-    nodeAttempts: settled.map((n) => n.attempt),
-    nodeStatuses: settled.map((n) => n.status),
-    outputs: settled.map((n) => JSON.stringify(n.output)),
-    nodeCosts: settled.map((n) => n.cost),
-    nodeStartedAts: settled.map((n) => n.startedAt),
-    nodeCompletedAts: settled.map((n) => n.completedAt),
-    reviewIds: reviews.map((n) => n.review!.id),
-    reviewNodes: reviews.map((n) => n.nodeId),
-    proposals: reviews.map((n) => JSON.stringify(n.review!.proposal)),
-    outputAssets: done?.outputAssetIds ?? [],
-    orgId: run.organization_id,
-    ledgerIds: ledger?.ids ?? [],
-    ledgerKinds: ledger?.kinds ?? [],
-    ledgerAmounts: ledger?.amounts ?? [],
-    ledgerNotes: ledger?.notes ?? [],
-    pendingId: back > 0 ? uuidv7() : null,
-    back,
+  if (values['sRuns']) parts.push(SETTLE_PART);
+  if (values['dRuns']) parts.push(DISPATCH_PART);
+  if (values['vRuns']) parts.push(REVIEW_PART);
+  if (values['oRuns']) parts.push(OUTPUTS_PART);
+  if (values['lRuns']) parts.push(LEDGER_PART);
+  if (values['bRuns']) parts.push(GIVE_BACK_PART);
+  const { rows } = await db.query<{ id: string }>(compose(parts, values));
+  const applied = new Set(rows.map((r) => r.id));
+  return writes.map((write) => {
+    if (!applied.has(write.run.id)) return false;
+    const { run } = write;
+    run.version++;
+    const done = write.transition.completion;
+    if (done) run.ended = { status: 'completed', failureReason: null, cost: done.cost };
+    return true;
   });
-  const { rows } = await db.query<{ applied: number }>(statement);
-  if (rows[0]!.applied === 0) return false;
-  run.version++;
-  if (done) run.ended = { status: 'completed', failureReason: null, cost: done.cost };
-  return true;
+}
+
+/**
+ * The statement's parameters: one array per column, one element per run (u),
+ * node settled (s), node dispatched (d), review (v), output asset (o), ledger
+ * line (l), credits given back (b). A part whose arrays would be empty is absent.
+ */
+function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
+  const c: Record<string, unknown[]> = {};
+  const push = (name: string, value: unknown) => (c[name] ??= []).push(value);
+  for (const { run, settled, transition: t, startedAt } of writes) {
+    const done = t.completion;
+    const own = settled[0];
+    push('runIds', run.id);
+    push('versions', run.version);
+    push('progress', t.progress);
+    push('currentNodes', t.currentNode);
+    push('awaiting', t.awaitingReview);
+    push('startedAts', startedAt);
+    push('completed', done !== null);
+    push('results', done ? JSON.stringify(done.results) : null);
+    push('costs', done ? done.cost : null);
+    push('ownNodes', own?.nodeId ?? null);
+    push('ownAttempts', own?.attempt ?? null);
+    settled.forEach((n, i) => {
+      push('sRuns', run.id);
+      push('sNodes', n.nodeId);
+      push('sAttempts', n.attempt);
+      push('sStatuses', n.status);
+      push('sOutputs', JSON.stringify(n.output));
+      push('sCosts', n.cost);
+      push('sStartedAts', n.startedAt);
+      push('sCompletedAts', n.completedAt);
+      push('sFirst', i === 0);
+      if (n.review) {
+        push('vIds', n.review.id);
+        push('vRuns', run.id);
+        push('vNodes', n.nodeId);
+        push('vProposals', JSON.stringify(n.review.proposal));
+      }
+    });
+    for (const d of t.ready) {
+      push('dRuns', run.id);
+      push('dNodes', d.nodeId);
+    }
+    if (!done) continue;
+    for (const assetId of done.outputAssetIds) {
+      push('oRuns', run.id);
+      push('oAssets', assetId);
+    }
+    const ledger = settlementLines(run, done.cost, uuidv7);
+    ledger.ids.forEach((id, i) => {
+      push('lIds', id);
+      push('lOrgs', run.organization_id);
+      push('lRuns', run.id);
+      push('lKinds', ledger.kinds[i]);
+      push('lAmounts', ledger.amounts[i]);
+      push('lNotes', ledger.notes[i]);
+    });
+    // What the run gives back: a pending_credits row for the next reservation to add (ADR 0011).
+    const back = run.reserved_credits - done.cost;
+    if (back > 0) {
+      push('bIds', uuidv7());
+      push('bOrgs', run.organization_id);
+      push('bRuns', run.id);
+      push('bAmounts', back);
+    }
+  }
+  return c;
 }
 
 interface Part {
@@ -109,51 +158,61 @@ interface Part {
   sql: string;
 }
 
-// The run row first: every other part joins `r`, so it writes nothing unless the run was still at
-// the version read, and the run row is locked before any node row (the order lockRun keeps too).
+// The run rows first: every other part joins `r`, so it writes nothing for a run unless that run
+// was still at the version read, and a run row is locked before any of its node rows (the order
+// lockRun keeps too). The node the job executed must still be `running` at its attempt.
 const RUN_PART: Part = {
   key: 'r',
-  sql: `r AS (
-    UPDATE runs SET version = version + 1, progress = $progress, current_node = $currentNode,
-           awaiting_human_review = $awaiting, started_at = COALESCE(started_at, $startedAt),
-           status = CASE WHEN $completed THEN 'completed'::"RunStatus" ELSE status END,
-           results = CASE WHEN $completed THEN $results::jsonb ELSE results END,
-           cost = CASE WHEN $completed THEN $cost::int ELSE cost END,
-           completed_at = CASE WHEN $completed THEN now() ELSE completed_at END,
+  sql: `u AS (
+    SELECT * FROM unnest($runIds::uuid[], $versions::int[], $progress::float8[], $currentNodes::text[],
+                         $awaiting::boolean[], $startedAts::timestamptz[], $completed::boolean[], $results::jsonb[],
+                         $costs::int[], $ownNodes::text[], $ownAttempts::int[])
+      AS u(id, version, progress, current_node, awaiting, started_at, completed, results, cost, own_node, own_attempt)
+  ), r AS (
+    UPDATE runs SET version = runs.version + 1, progress = u.progress, current_node = u.current_node,
+           awaiting_human_review = u.awaiting, started_at = COALESCE(runs.started_at, u.started_at),
+           status = CASE WHEN u.completed THEN 'completed'::"RunStatus" ELSE runs.status END,
+           results = CASE WHEN u.completed THEN u.results ELSE runs.results END,
+           cost = CASE WHEN u.completed THEN u.cost ELSE runs.cost END,
+           completed_at = CASE WHEN u.completed THEN now() ELSE runs.completed_at END,
            updated_at = now()
-     WHERE id = $runId AND version = $version AND status = 'in_progress'
-       AND ($nodeId::text IS NULL OR EXISTS (
-             SELECT 1 FROM node_executions
-              WHERE run_id = $runId AND node_id = $nodeId AND status = 'running' AND attempt = $attempt))
-    RETURNING id
+      FROM u
+     WHERE runs.id = u.id AND runs.version = u.version AND runs.status = 'in_progress'
+       AND (u.own_node IS NULL OR EXISTS (
+             SELECT 1 FROM node_executions n
+              WHERE n.run_id = u.id AND n.node_id = u.own_node AND n.status = 'running' AND n.attempt = u.own_attempt))
+    RETURNING runs.id
   )`,
 };
-// The first node settled is the executed job's (`running`); the instant nodes after it were `pending`.
+// The first node settled of a run is the executed job's (`running`); the instant nodes after it were `pending`.
 const SETTLE_PART: Part = {
   key: 's',
   sql: `settled AS (
     UPDATE node_executions n SET status = s.status, output = s.output, cost = n.cost + s.cost,
            started_at = s.started_at, completed_at = CASE WHEN s.status = 'completed' THEN s.completed_at END
-      FROM r, unnest($nodeIds::text[], $nodeAttempts::int[], $nodeStatuses::"NodeStatus"[], $outputs::jsonb[],
-                     $nodeCosts::int[], $nodeStartedAts::timestamptz[], $nodeCompletedAts::timestamptz[]) WITH ORDINALITY
-              AS s(node_id, attempt, status, output, cost, started_at, completed_at, ord)
-     WHERE n.run_id = r.id AND n.node_id = s.node_id AND n.attempt = s.attempt
-       AND n.status = CASE WHEN s.ord = 1 THEN 'running'::"NodeStatus" ELSE 'pending'::"NodeStatus" END
+      FROM r JOIN unnest($sRuns::uuid[], $sNodes::text[], $sAttempts::int[], $sStatuses::"NodeStatus"[],
+                         $sOutputs::jsonb[], $sCosts::int[], $sStartedAts::timestamptz[], $sCompletedAts::timestamptz[],
+                         $sFirst::boolean[])
+                AS s(run_id, node_id, attempt, status, output, cost, started_at, completed_at, first) ON s.run_id = r.id
+     WHERE n.run_id = s.run_id AND n.node_id = s.node_id AND n.attempt = s.attempt
+       AND n.status = CASE WHEN s.first THEN 'running'::"NodeStatus" ELSE 'pending'::"NodeStatus" END
   )`,
 };
 const DISPATCH_PART: Part = {
   key: 'd',
   sql: `dispatched AS (
     UPDATE node_executions n SET status = 'running', started_at = now()
-      FROM r WHERE n.run_id = r.id AND n.node_id = ANY($ready::text[]) AND n.status = 'pending'
+      FROM r JOIN unnest($dRuns::uuid[], $dNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
+     WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = 'pending'
   )`,
 };
 const REVIEW_PART: Part = {
   key: 'v',
   sql: `review AS (
     INSERT INTO reviews (id, run_id, node_id, status, proposed_output, created_at)
-    SELECT v.id, r.id, v.node_id, 'pending', v.proposal, now()
-      FROM r, unnest($reviewIds::uuid[], $reviewNodes::text[], $proposals::jsonb[]) AS v(id, node_id, proposal)
+    SELECT v.id, v.run_id, v.node_id, 'pending', v.proposal, now()
+      FROM r JOIN unnest($vIds::uuid[], $vRuns::uuid[], $vNodes::text[], $vProposals::jsonb[])
+                AS v(id, run_id, node_id, proposal) ON v.run_id = r.id
     ON CONFLICT (id) DO NOTHING
   )`,
 };
@@ -161,22 +220,26 @@ const OUTPUTS_PART: Part = {
   key: 'o',
   sql: `outputs AS (
     UPDATE assets a SET asset_type = 'output', updated_at = now()
-      FROM r WHERE a.run_id = r.id AND a.id = ANY($outputAssets::uuid[]) AND a.asset_type = 'intermediate'
+      FROM r JOIN unnest($oRuns::uuid[], $oAssets::uuid[]) AS o(run_id, id) ON o.run_id = r.id
+     WHERE a.id = o.id AND a.run_id = o.run_id AND a.asset_type = 'intermediate'
   )`,
 };
 const LEDGER_PART: Part = {
   key: 'l',
   sql: `ledger AS (
     INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
-    SELECT l.id, $orgId::uuid, r.id, l.kind, l.amount, l.note
-      FROM r, unnest($ledgerIds::uuid[], $ledgerKinds::"LedgerKind"[], $ledgerAmounts::int[], $ledgerNotes::text[])
-              AS l(id, kind, amount, note)
+    SELECT l.id, l.org_id, l.run_id, l.kind, l.amount, l.note
+      FROM r JOIN unnest($lIds::uuid[], $lOrgs::uuid[], $lRuns::uuid[], $lKinds::"LedgerKind"[], $lAmounts::int[],
+                         $lNotes::text[]) AS l(id, org_id, run_id, kind, amount, note) ON l.run_id = r.id
   )`,
 };
 const GIVE_BACK_PART: Part = {
   key: 'b',
   sql: `given_back AS (
-    INSERT INTO pending_credits (id, organization_id, amount) SELECT $pendingId::uuid, $orgId::uuid, $back::int FROM r
+    INSERT INTO pending_credits (id, organization_id, amount)
+    SELECT b.id, b.org_id, b.amount
+      FROM r JOIN unnest($bIds::uuid[], $bOrgs::uuid[], $bRuns::uuid[], $bAmounts::int[])
+                AS b(id, org_id, run_id, amount) ON b.run_id = r.id
   )`,
 };
 
@@ -191,14 +254,14 @@ function compose(parts: Part[], values: Record<string, unknown>): { name: string
   let statement = composed.get(key);
   if (!statement) {
     const names: string[] = [];
-    const sql = `WITH ${parts.map((p) => p.sql).join(', ')}\nSELECT count(*)::int AS applied FROM r`;
+    const sql = `WITH ${parts.map((p) => p.sql).join(', ')}\nSELECT id FROM r`;
     const text = sql.replace(/\$([a-zA-Z]+)/g, (_, name: string) => {
       let i = names.indexOf(name);
       if (i < 0) i = names.push(name) - 1;
       return `$${i + 1}`;
     });
-    statement = { name: `engine_commit_transition_${key}_v2`, text, names };
+    statement = { name: `engine_commit_transitions_${key}_v1`, text, names };
     composed.set(key, statement);
   }
-  return { name: statement.name, text: statement.text, values: statement.names.map((n) => values[n]) };
+  return { name: statement.name, text: statement.text, values: statement.names.map((n) => values[n] ?? []) };
 }

@@ -3,14 +3,21 @@ import type { AssetJobProducer } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Logger } from 'pino';
 import type { CancelBus, InFlight } from './cancel-bus';
+import type { TransitionWrite } from './commit-transition';
 import type { Dispatcher } from './dispatcher';
 import type { EngineHooks } from './engine-hooks';
 import type { VersionCache } from './flow-cache';
+import type { GroupedCalls } from './grouped-calls';
+import type { RunSnapshot } from './run-snapshots';
 
 /** What every use case of the engine works with; built once per process by createEngine. */
 export interface EngineCore {
   db: Db;
   versions: VersionCache;
+  /** Reads of runs for node execution, grouped (readRuns). */
+  reads: GroupedCalls<string, RunSnapshot | undefined>;
+  /** Node completions, grouped: each applies or not on its own run's version (commitTransitions). */
+  commits: GroupedCalls<TransitionWrite, boolean>;
   dispatcher: Dispatcher;
   cancelBus: CancelBus;
   inFlight: InFlight;

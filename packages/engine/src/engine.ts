@@ -9,7 +9,10 @@ import { decideReview, type ReviewDecisionInput } from './decide-review';
 import { Dispatcher, type RunQueues } from './dispatcher';
 import type { EngineCore } from './engine-core';
 import { notify, type EngineHooks } from './engine-hooks';
-import { executeNode, readRun, type ExecutedNode, type ExecuteOptions, type RunSnapshot } from './execute-node';
+import { commitTransitions } from './commit-transition';
+import { executeNode, type ExecutedNode, type ExecuteOptions } from './execute-node';
+import { GroupedCalls } from './grouped-calls';
+import { readRuns, type RunSnapshot } from './run-snapshots';
 import { VersionCache } from './flow-cache';
 import { reconcile, type ReconcileReport } from './reconcile';
 import { CreateBatches } from './create-batches';
@@ -52,10 +55,20 @@ export interface Engine {
   reconcile(staleMs: number): Promise<ReconcileReport>;
 }
 
+/** Most runs one grouped read or commit statement of a worker covers. */
+const GROUP_MAX = 64;
+
 export function createEngine(options: EngineOptions): Engine {
+  const pool = options.db.pool;
   const core: EngineCore = {
     db: options.db,
-    versions: new VersionCache(options.db.pool),
+    versions: new VersionCache(pool),
+    reads: new GroupedCalls({ call: (ids) => readRuns(pool, ids), max: GROUP_MAX }),
+    commits: new GroupedCalls({
+      call: (writes) => commitTransitions(pool, writes),
+      max: GROUP_MAX,
+      key: (w) => w.run.id,
+    }),
     dispatcher: new Dispatcher(options.queues, options.logger),
     cancelBus: new CancelBus(options.publisher, options.redisPrefix),
     inFlight: new InFlight(),
@@ -84,7 +97,7 @@ export function createEngine(options: EngineOptions): Engine {
       return started;
     },
     executeNode: (job, opts) => executeNode(core, job, opts),
-    readRun: (runId) => readRun(core.db.pool, runId),
+    readRun: (runId) => core.reads.submit(runId),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),

@@ -1,23 +1,14 @@
-import type { RunInput } from '@weft/contracts';
 import { isInstantNode, NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { withLogContext } from '@weft/telemetry';
-import type { Pool } from 'pg';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
-import { commitTransition, type NodeSettlement } from './commit-transition';
+import type { NodeSettlement } from './commit-transition';
 import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-chain';
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
-import type { NodeRow, RunRow } from './run-rows';
+import type { RunSnapshot } from './run-snapshots';
 import { transitionOf, type Dispatch } from './transition';
-
-/** A run as an execution read it: its row at `run.version`, its inputs and its node rows. */
-export interface RunSnapshot {
-  run: RunRow;
-  inputs: RunInput[];
-  nodes: NodeRow[];
-}
 
 export interface ExecuteOptions {
   /** The run as the caller read it: used instead of a read, and trusted no further than one (the commit checks the version). */
@@ -35,24 +26,6 @@ export interface ExecutedNode {
 }
 
 const NOTHING: ExecutedNode = { settled: [], enqueued: [] };
-
-/** The run and its node rows in one round trip (once per queued node). */
-export async function readRun(pool: Pool, runId: string): Promise<RunSnapshot | undefined> {
-  const { rows } = await pool.query<RunRow & { inputs: RunInput[]; nodes: NodeRow[] | null }>({
-    name: 'engine_load_run_for_node_v3',
-    text: `SELECT r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
-                  r.reserved_credits, r.version, r.inputs,
-                  (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
-                                                     'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
-                     FROM node_executions n WHERE n.run_id = r.id) AS nodes
-             FROM runs r WHERE r.id = $1`,
-    values: [runId],
-  });
-  const row = rows[0];
-  if (!row) return undefined;
-  const { inputs, nodes, ...run } = row;
-  return { run, inputs, nodes: nodes ?? [] };
-}
 
 /** Whether `job` still holds its node in `snapshot`: the run in progress, the node dispatched at this attempt. */
 function holds(snapshot: RunSnapshot | undefined, job: ExecuteNodeJob): snapshot is RunSnapshot {
@@ -74,7 +47,7 @@ export async function executeNode(
   job: ExecuteNodeJob,
   options: ExecuteOptions = {},
 ): Promise<ExecutedNode> {
-  const snapshot = options.known ?? (await readRun(core.db.pool, job.runId));
+  const snapshot = options.known ?? (await core.reads.submit(job.runId));
   if (!holds(snapshot, job)) return NOTHING;
   const { run } = snapshot;
   const cancel = core.inFlight.start(run.id);
@@ -140,7 +113,7 @@ async function commitNode(
       .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
     const transition = transitionOf(run, rows, dispatched, version, spec);
     const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
-    if (await commitTransition(core.db.pool, write)) {
+    if (await core.commits.submit(write)) {
       reportRunEnded(core, run);
       const settled = chain.settlements.map((s) => s.nodeId);
       if (chain.failed) {
@@ -155,7 +128,7 @@ async function commitNode(
       await core.dispatcher.dispatch(job.runId, enqueued);
       return { settled, enqueued };
     }
-    snapshot = await readRun(core.db.pool, job.runId);
+    snapshot = await core.reads.submit(job.runId);
     if (!holds(snapshot, job)) return NOTHING;
     if (attempt >= MAX_COMMIT_ATTEMPTS) {
       throw new Error(`Node '${job.nodeId}' could not commit: its run kept changing (${attempt} attempts)`);

@@ -10,6 +10,7 @@ export type { StartRunInput, StartedRun } from './start-run';
 export type { ReviewDecisionInput } from './decide-review';
 export type { ReconcileReport } from './reconcile';
 export type { LoadedVersion } from './flow-cache';
-export type { ExecutedNode, ExecuteOptions, RunSnapshot } from './execute-node';
+export type { ExecutedNode, ExecuteOptions } from './execute-node';
+export type { RunSnapshot } from './run-snapshots';
 export { uuidv7, derivedUuid } from './ids';
 export { startNodeWorkers, type NodeWorkers, type NodeWorkersOptions } from './node-workers';

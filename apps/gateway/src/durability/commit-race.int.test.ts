@@ -128,3 +128,30 @@ test('both roots committing at once, many times over: the join executes once, ev
   expect(ended.map((r) => r.status)).toEqual(runs.map(() => 'completed'));
   expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
 });
+
+test('completions of many runs committed together: each applies or not on its own version', async () => {
+  const runs = await Promise.all(Array.from({ length: 12 }, () => createRun()));
+  const stale = await Promise.all(runs.map((runId) => engine.readRun(runId)));
+  // Half the runs move on (their `a` completes) after the stale reads were taken.
+  const moved = runs.filter((_, i) => i % 2 === 1);
+  await Promise.all(moved.map((runId) => engine.executeNode(job(runId, 'a'))));
+  // Every `b` from its stale read, all at once: the worker's commits of one moment go in one statement,
+  // where the moved runs miss (and are read again and committed), and the others apply.
+  const results = await Promise.all(runs.map((runId, i) => engine.executeNode(job(runId, 'b'), { known: stale[i]! })));
+  runs.forEach((runId, i) => {
+    expect(results[i]).toEqual(
+      moved.includes(runId) ? { settled: ['b', 'join'], enqueued: [] } : { settled: ['b'], enqueued: [] },
+    );
+  });
+  for (const runId of runs) {
+    expect(await nodesOf(runId)).toEqual(
+      moved.includes(runId)
+        ? { a: 'completed', b: 'completed', join: 'completed' }
+        : { a: 'running', b: 'completed', join: 'pending' },
+    );
+  }
+  await Promise.all(runs.filter((r) => !moved.includes(r)).map((runId) => engine.executeNode(job(runId, 'a'))));
+  const ended = await stack.gw.deps.db.prisma.run.findMany({ where: { id: { in: runs } } });
+  expect(ended.map((r) => r.status)).toEqual(runs.map(() => 'completed'));
+  expect(await runInvariantViolations(stack.gw.deps.db)).toEqual([]);
+});
