@@ -65,7 +65,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
   const values = columns(sorted);
   // Only the parts these transitions need: every table a statement names is opened and locked
   // (with its indexes) on each execution, whether or not a row changes.
-  const parts: Part[] = [RUN_PART];
+  const parts: Part[] = [writes.length === 1 ? ONE_RUN_PART : RUNS_PART];
   if (values['sRuns']) parts.push(SETTLE_PART);
   if (values['dRuns']) parts.push(DISPATCH_PART);
   if (values['vRuns']) parts.push(REVIEW_PART);
@@ -161,13 +161,26 @@ interface Part {
 // The run rows first: every other part joins `r`, so it writes nothing for a run unless that run
 // was still at the version read, and a run row is locked before any of its node rows (the order
 // lockRun keeps too). The node the job executed must still be `running` at its attempt.
-const RUN_PART: Part = {
-  key: 'r',
-  sql: `u AS (
-    SELECT * FROM unnest($runIds::uuid[], $versions::int[], $progress::float8[], $currentNodes::text[],
+//
+// Planned once per connection (generic plans, docs/operations.md), the statement must reach the
+// runs by primary key whatever the table's statistics were then:
+// - one run is a one-row `u` (from the arrays' first elements), which leaves the planner no
+//   cheaper way than the primary key, even on a table that was empty when it planned;
+// - `status::text`: given `status = …`, the planner may instead walk the status index's
+//   'in_progress' entries, which ended runs leave behind as dead entries by the thousand until a vacuum.
+const ONE_RUN = `SELECT ($runIds::uuid[])[1] AS id, ($versions::int[])[1] AS version,
+           ($progress::float8[])[1] AS progress, ($currentNodes::text[])[1] AS current_node,
+           ($awaiting::boolean[])[1] AS awaiting, ($startedAts::timestamptz[])[1] AS started_at,
+           ($completed::boolean[])[1] AS completed, ($results::jsonb[])[1] AS results, ($costs::int[])[1] AS cost,
+           ($ownNodes::text[])[1] AS own_node, ($ownAttempts::int[])[1] AS own_attempt`;
+const RUNS = `SELECT * FROM unnest($runIds::uuid[], $versions::int[], $progress::float8[], $currentNodes::text[],
                          $awaiting::boolean[], $startedAts::timestamptz[], $completed::boolean[], $results::jsonb[],
                          $costs::int[], $ownNodes::text[], $ownAttempts::int[])
-      AS u(id, version, progress, current_node, awaiting, started_at, completed, results, cost, own_node, own_attempt)
+      AS u(id, version, progress, current_node, awaiting, started_at, completed, results, cost, own_node, own_attempt)`;
+const runPart = (one: boolean): Part => ({
+  key: one ? 'r' : 'R',
+  sql: `u AS (
+    ${one ? ONE_RUN : RUNS}
   ), r AS (
     UPDATE runs SET version = runs.version + 1, progress = u.progress, current_node = u.current_node,
            awaiting_human_review = u.awaiting, started_at = COALESCE(runs.started_at, u.started_at),
@@ -177,13 +190,15 @@ const RUN_PART: Part = {
            completed_at = CASE WHEN u.completed THEN now() ELSE runs.completed_at END,
            updated_at = now()
       FROM u
-     WHERE runs.id = u.id AND runs.version = u.version AND runs.status = 'in_progress'
+     WHERE runs.id = u.id AND runs.version = u.version AND runs.status::text = 'in_progress'
        AND (u.own_node IS NULL OR EXISTS (
              SELECT 1 FROM node_executions n
               WHERE n.run_id = u.id AND n.node_id = u.own_node AND n.status = 'running' AND n.attempt = u.own_attempt))
     RETURNING runs.id
   )`,
-};
+});
+const ONE_RUN_PART = runPart(true);
+const RUNS_PART = runPart(false);
 // The first node settled of a run is the executed job's (`running`); the instant nodes after it were `pending`.
 const SETTLE_PART: Part = {
   key: 's',
@@ -260,7 +275,7 @@ function compose(parts: Part[], values: Record<string, unknown>): { name: string
       if (i < 0) i = names.push(name) - 1;
       return `$${i + 1}`;
     });
-    statement = { name: `engine_commit_transitions_${key}_v1`, text, names };
+    statement = { name: `engine_commit_transitions_${key}_v2`, text, names };
     composed.set(key, statement);
   }
   return { name: statement.name, text: statement.text, values: statement.names.map((n) => values[n] ?? []) };

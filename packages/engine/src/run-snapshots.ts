@@ -9,22 +9,30 @@ export interface RunSnapshot {
   nodes: NodeRow[];
 }
 
+const COLUMNS = `r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
+       r.reserved_credits, r.version, r.inputs,
+       (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
+                                          'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
+          FROM node_executions n WHERE n.run_id = r.id) AS nodes`;
+// Planned once per connection (generic plans, docs/operations.md): one id is a primary-key
+// equality, which the planner takes the index for whatever the statistics; several are joined
+// from the ids, not `id = ANY($1)`, which is planned without knowing how many and can pick a
+// sequential scan of runs.
+const READ_ONE = { name: 'engine_read_run_v1', text: `SELECT ${COLUMNS} FROM runs r WHERE r.id = $1` };
+const READ_MANY = {
+  name: 'engine_read_runs_v1',
+  text: `SELECT ${COLUMNS} FROM unnest($1::uuid[]) AS q(id) JOIN runs r ON r.id = q.id`,
+};
+
 /**
  * Runs and their node rows in one round trip, in the order of `runIds`
  * (undefined for a run that does not exist): once per queued node, and for
  * a worker's concurrent jobs together (grouped-calls.ts).
  */
 export async function readRuns(pool: Pool, runIds: string[]): Promise<(RunSnapshot | undefined)[]> {
-  const { rows } = await pool.query<RunRow & { inputs: RunInput[]; nodes: NodeRow[] | null }>({
-    name: 'engine_load_runs_for_nodes_v1',
-    text: `SELECT r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
-                  r.reserved_credits, r.version, r.inputs,
-                  (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
-                                                     'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
-                     FROM node_executions n WHERE n.run_id = r.id) AS nodes
-             FROM runs r WHERE r.id = ANY($1::uuid[])`,
-    values: [runIds],
-  });
+  const { rows } = await pool.query<RunRow & { inputs: RunInput[]; nodes: NodeRow[] | null }>(
+    runIds.length === 1 ? { ...READ_ONE, values: [runIds[0]] } : { ...READ_MANY, values: [runIds] },
+  );
   const byId = new Map(
     rows.map(({ inputs, nodes, ...run }) => [run.id, { run, inputs, nodes: nodes ?? [] } satisfies RunSnapshot]),
   );
