@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { freePort, type S3Settings } from '@weft/devstack';
 import { createStorage, openObject, uploadStream, type Storage } from '@weft/storage';
+import { cpuMicros } from './lib/proc';
 import { startBenchStack } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
@@ -44,6 +45,9 @@ function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false, nodeArgs: s
   });
 }
 
+/** The S3 server's process when this benchmark started it (its CPU is reported). */
+let s3Pid: number | undefined;
+
 /** s3rver in a process of its own, so that its CPU is not the benchmark's; or S3_ENDPOINT when set. */
 async function startS3(dataDir: string): Promise<{ settings: S3Settings; stop(): Promise<void> }> {
   if (process.env.S3_ENDPOINT) {
@@ -59,6 +63,7 @@ async function startS3(dataDir: string): Promise<{ settings: S3Settings; stop():
     };
   }
   const child = startTs('bench/s3-server.ts', { S3_DATA_DIR: dataDir, S3_PORT: String(await freePort()) }, true);
+  s3Pid = child.pid;
   const settings = await new Promise<S3Settings>((resolve, reject) => {
     child.once('message', (m) => resolve(m as S3Settings));
     child.once('exit', (code) => reject(new Error(`s3 server exited (${code})`)));
@@ -166,12 +171,37 @@ interface Figure {
   name: string;
   bytes: number;
   seconds: number;
+  /** CPU time (µs) used meanwhile by this process (the client), the gateway and the S3 server. */
+  cpu: { client: number; gateway: number; s3: number };
+}
+
+let gatewayPid: number | undefined;
+
+function cpuNow(): Figure['cpu'] {
+  const own = process.cpuUsage();
+  return {
+    client: own.user + own.system,
+    gateway: gatewayPid ? cpuMicros(gatewayPid) : 0,
+    s3: s3Pid ? cpuMicros(s3Pid) : 0,
+  };
 }
 
 async function timed(name: string, bytes: number, work: () => Promise<void>): Promise<Figure> {
+  const cpuBefore = cpuNow();
   const started = process.hrtime.bigint();
   await work();
-  return { name, bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuAfter = cpuNow();
+  return {
+    name,
+    bytes,
+    seconds,
+    cpu: {
+      client: cpuAfter.client - cpuBefore.client,
+      gateway: cpuAfter.gateway - cpuBefore.gateway,
+      s3: cpuAfter.s3 - cpuBefore.s3,
+    },
+  };
 }
 
 const mbps = (f: Figure) => f.bytes / 1e6 / f.seconds;
@@ -217,6 +247,7 @@ async function main() {
     // BENCH_CPU_PROF=1: a --cpu-prof profile of the gateway under .weft/bench/prof.
     process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : [],
   );
+  gatewayPid = gateway.pid;
   const stopAll = async () => {
     gateway.kill('SIGTERM');
     storage.close();
@@ -314,17 +345,21 @@ async function main() {
       `\nbench:assets — same machine, S3 at ${stack.s3.endpoint}; ` +
         `200 × 1 MiB phases and 1 GiB downloads: median of ${ROUNDS} alternating rounds\n`,
     );
-    console.log('| measurement | MB/s | seconds | ratio to ceiling |');
-    console.log('|---|---:|---:|---:|');
+    console.log('| measurement | MB/s | seconds | ratio to ceiling | CPU ms per MiB: client / gateway / S3 server |');
+    console.log('|---|---:|---:|---:|---:|');
+    const cpuPerMiB = (f: Figure) =>
+      [f.cpu.client, f.cpu.gateway, f.cpu.s3].map((us) => (us / 1000 / (f.bytes / MiB)).toFixed(2)).join(' / ');
     const ratios: number[] = [];
     for (let i = 0; i < figures.length; i += 2) {
       const ceiling = figures[i]!;
       const through = figures[i + 1]!;
       const ratio = mbps(through) / mbps(ceiling);
       ratios.push(ratio);
-      console.log(`| ${ceiling.name} | ${mbps(ceiling).toFixed(1)} | ${ceiling.seconds.toFixed(2)} | 1.00 |`);
       console.log(
-        `| ${through.name} | ${mbps(through).toFixed(1)} | ${through.seconds.toFixed(2)} | ${ratio.toFixed(2)} |`,
+        `| ${ceiling.name} | ${mbps(ceiling).toFixed(1)} | ${ceiling.seconds.toFixed(2)} | 1.00 | ${cpuPerMiB(ceiling)} |`,
+      );
+      console.log(
+        `| ${through.name} | ${mbps(through).toFixed(1)} | ${through.seconds.toFixed(2)} | ${ratio.toFixed(2)} | ${cpuPerMiB(through)} |`,
       );
     }
     const growth = rssPeak - rssBefore;
