@@ -59,7 +59,9 @@ async function main() {
       created++;
     };
     for (let i = 0; i < 20; i++) await create();
+    // BENCH_BACKGROUND_RUNS_PER_S=0: no background runs (the machine's floor without them).
     background = (async () => {
+      if (BACKGROUND_RUNS_PER_S <= 0) return;
       const interval = 1000 / BACKGROUND_RUNS_PER_S;
       let next = performance.now();
       while (creating) {
