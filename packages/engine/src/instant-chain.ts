@@ -28,7 +28,7 @@ export interface Chain {
 
 /**
  * Settles `first` in the working rows of `scope` (mutated) and executes, at
- * once and depth first, the instant nodes that makes ready (NodeExecutor.instant),
+ * once and depth first, the instant nodes it makes ready (NodeExecutor.instant),
  * then those that each of them makes ready, and so on: pure text functions,
  * executed in memory and committed together with the node that led to them
  * (ADR 0013). Nodes that are not instant are marked `running` in the rows, for
