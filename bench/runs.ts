@@ -288,7 +288,10 @@ async function main() {
     console.log(
       `Target dispatch overhead at ${FIXED_RATE} runs/s: p50 ≤ ${TARGET_DISPATCH_P50_MS} ms, p99 ≤ ${TARGET_DISPATCH_P99_MS} ms → ` +
         `${f1(fixed.dispatchP50)} / ${f1(fixed.dispatchP99)} ms: ` +
-        `${verdict(fixed.dispatchP50 <= TARGET_DISPATCH_P50_MS && fixed.dispatchP99 <= TARGET_DISPATCH_P99_MS)}`,
+        `${verdict(fixed.dispatchP50 <= TARGET_DISPATCH_P50_MS && fixed.dispatchP99 <= TARGET_DISPATCH_P99_MS)} ` +
+        `(node to node, in the worker: this flow's nodes are instant). Its one queue hop, create→root start: ` +
+        `${f1(fixed.queueHopP50)} / ${f1(fixed.queueHopP99)} ms against the same bounds: ` +
+        `${verdict(fixed.queueHopP50 <= TARGET_DISPATCH_P50_MS && fixed.queueHopP99 <= TARGET_DISPATCH_P99_MS)}`,
     );
     console.log('(exit code 0 whether or not targets are met: figures swing with the machine’s load)');
   } finally {
