@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => env?.cleanup());
 
-test('connections plan prepared statements generically, keeping the options a URL already sets', async () => {
+test('connections plan prepared statements generically (the custom-plan pool: per call), keeping the options a URL already sets', async () => {
   const url = new URL(env.databaseUrl);
   url.searchParams.set('options', '-c statement_timeout=12345');
   const db = createDb({ databaseUrl: url.toString(), poolSize: 1 });
@@ -16,6 +16,11 @@ test('connections plan prepared statements generically, keeping the options a UR
       `SELECT current_setting('plan_cache_mode') AS mode, current_setting('statement_timeout') AS timeout`,
     );
     expect(rows[0]).toEqual({ mode: 'force_generic_plan', timeout: '12345ms' });
+    // The pool for statements over a varying number of rows plans each one for its parameters.
+    const custom = await db.customPlanPool.query<{ mode: string; timeout: string }>(
+      `SELECT current_setting('plan_cache_mode') AS mode, current_setting('statement_timeout') AS timeout`,
+    );
+    expect(custom.rows[0]).toEqual({ mode: 'force_custom_plan', timeout: '12345ms' });
   } finally {
     await db.close();
   }

@@ -4,8 +4,15 @@ import { PrismaClient } from './generated/prisma/client';
 
 export interface Db {
   prisma: PrismaClient;
-  /** The same pool Prisma uses; for the few hot reads written in SQL. */
+  /** The same pool Prisma uses; for the few hot reads written in SQL. Generic plans (withGenericPlans). */
   pool: Pool;
+  /**
+   * Two connections whose statements are planned for their parameters (custom
+   * plans): for statements over a number of rows that varies from call to
+   * call (a worker's grouped reads and commits), where a plan made once from
+   * the statistics of that moment could be wrong later. Connects on first use.
+   */
+  customPlanPool: Pool;
   close(): Promise<void>;
 }
 
@@ -18,18 +25,22 @@ export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
   const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
+  const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2 });
+  customPlanPool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     pool,
+    customPlanPool,
     async close() {
       await prisma.$disconnect();
-      await pool.end();
+      await Promise.all([pool.end(), customPlanPool.end()]);
     },
   };
 }
 
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+const CUSTOM_PLANS = '-c plan_cache_mode=force_custom_plan';
 
 /**
  * `databaseUrl` with generic plans for every statement of its connections (a
@@ -41,10 +52,14 @@ const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
  * select by keys (ids, organization, run), where the generic plan is the custom one.
  */
 export function withGenericPlans(databaseUrl: string): string {
+  return withPlanMode(databaseUrl, GENERIC_PLANS);
+}
+
+function withPlanMode(databaseUrl: string, mode: string): string {
   if (!URL.canParse(databaseUrl)) return databaseUrl;
   const url = new URL(databaseUrl);
   const options = url.searchParams.get('options');
   if (options?.includes('plan_cache_mode')) return databaseUrl;
-  url.searchParams.set('options', options ? `${options} ${GENERIC_PLANS}` : GENERIC_PLANS);
+  url.searchParams.set('options', options ? `${options} ${mode}` : mode);
   return url.toString();
 }

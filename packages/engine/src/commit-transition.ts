@@ -58,7 +58,8 @@ export async function commitTransition(db: Pool | PoolClient, write: TransitionW
  * commitTransition would: returns, in the order of `writes`, whether each
  * applied. At most one write per run: two transitions of one run computed
  * from the same version cannot both apply. The run rows are updated in order
- * of run id, so that two statements over the same runs lock them in the same order.
+ * of run id, so that two statements over the same runs lock them in the same
+ * order. Several writes: send them through a custom-plan pool (Db.customPlanPool).
  */
 export async function commitTransitions(db: Pool | PoolClient, writes: TransitionWrite[]): Promise<boolean[]> {
   const sorted = [...writes].sort((a, b) => (a.run.id < b.run.id ? -1 : a.run.id > b.run.id ? 1 : 0));
@@ -162,12 +163,11 @@ interface Part {
 // was still at the version read, and a run row is locked before any of its node rows (the order
 // lockRun keeps too). The node the job executed must still be `running` at its attempt.
 //
-// Planned once per connection (generic plans, docs/operations.md), the statement must reach the
-// runs by primary key whatever the table's statistics were then:
-// - one run is a one-row `u` (from the arrays' first elements), which leaves the planner no
-//   cheaper way than the primary key, even on a table that was empty when it planned;
-// - `status::text`: given `status = …`, the planner may instead walk the status index's
-//   'in_progress' entries, which ended runs leave behind as dead entries by the thousand until a vacuum.
+// One run is a one-row `u` (from the arrays' first elements), which leaves even a generic plan
+// made on an empty table no cheaper way to the run than its primary key; a group of runs is sent
+// through a pool whose statements are planned for their parameters (ADR 0014).
+// `status::text`: given `status = …`, the planner could instead walk the status index's
+// 'in_progress' entries, which ended runs leave behind as dead entries by the thousand until a vacuum.
 const ONE_RUN = `SELECT ($runIds::uuid[])[1] AS id, ($versions::int[])[1] AS version,
            ($progress::float8[])[1] AS progress, ($currentNodes::text[])[1] AS current_node,
            ($awaiting::boolean[])[1] AS awaiting, ($startedAts::timestamptz[])[1] AS started_at,

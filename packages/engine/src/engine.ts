@@ -59,13 +59,16 @@ export interface Engine {
 const GROUP_MAX = 64;
 
 export function createEngine(options: EngineOptions): Engine {
-  const pool = options.db.pool;
+  const { pool, customPlanPool } = options.db;
+  // One run's statements reach it by primary key, which a generic plan does well at any table size;
+  // a group's are planned for their actual ids and the table as it is now (ADR 0014).
+  const poolFor = (n: number) => (n === 1 ? pool : customPlanPool);
   const core: EngineCore = {
     db: options.db,
     versions: new VersionCache(pool),
-    reads: new GroupedCalls({ call: (ids) => readRuns(pool, ids), max: GROUP_MAX }),
+    reads: new GroupedCalls({ call: (ids) => readRuns(poolFor(ids.length), ids), max: GROUP_MAX }),
     commits: new GroupedCalls({
-      call: (writes) => commitTransitions(pool, writes),
+      call: (writes) => commitTransitions(poolFor(writes.length), writes),
       max: GROUP_MAX,
       key: (w) => w.run.id,
     }),

@@ -14,10 +14,9 @@ const COLUMNS = `r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id
        (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
                                           'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
           FROM node_executions n WHERE n.run_id = r.id) AS nodes`;
-// Planned once per connection (generic plans, docs/operations.md): one id is a primary-key
-// equality, which the planner takes the index for whatever the statistics; several are joined
-// from the ids, not `id = ANY($1)`, which is planned without knowing how many and can pick a
-// sequential scan of runs.
+// One id is a primary-key equality, which a generic plan (planned once per connection, from the
+// statistics of that moment) serves from the index at any table size. Several come in a group and
+// go through a pool whose statements are planned for their parameters (ADR 0014).
 const READ_ONE = { name: 'engine_read_run_v1', text: `SELECT ${COLUMNS} FROM runs r WHERE r.id = $1` };
 const READ_MANY = {
   name: 'engine_read_runs_v1',
