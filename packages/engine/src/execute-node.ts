@@ -4,6 +4,7 @@ import { withLogContext } from '@weft/telemetry';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
 import { failNode } from './fail-node';
+import type { LoadedVersion } from './flow-cache';
 import type { NodeSettlement } from './commit-transition';
 import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-chain';
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
@@ -66,7 +67,14 @@ export async function executeNode(
       await failNode(core, job, own);
       return NOTHING;
     }
-    return await commitNode(core, job, snapshot, own, cancel.signal, options.instantScope ?? NO_SCOPE);
+    return await commitNode(
+      core,
+      job,
+      { read: snapshot, version },
+      own,
+      cancel.signal,
+      options.instantScope ?? NO_SCOPE,
+    );
   } finally {
     core.inFlight.finish(run.id, cancel);
   }
@@ -86,12 +94,11 @@ const MAX_COMMIT_ATTEMPTS = 50;
 async function commitNode(
   core: EngineCore,
   job: ExecuteNodeJob,
-  read: RunSnapshot,
+  { read, version }: { read: RunSnapshot; version: LoadedVersion },
   own: NodeSettlement,
   cancel: AbortSignal,
   around: InstantScope,
 ): Promise<ExecutedNode> {
-  const version = await core.versions.version(read.run.agent_version_id);
   const spec = await core.versions.resultSpec(read.run.agent_version_id, read.run.app_id);
   let snapshot: RunSnapshot | undefined = read;
   for (let attempt = 1; ; attempt++) {
