@@ -57,6 +57,21 @@ test('uploadStream stores a multipart body byte for byte', async () => {
   expect(Buffer.compare(stored, await collect(chunks(total)))).toBe(0);
 });
 
+test('a body within one part is stored by one PUT, byte for byte', async () => {
+  const total = MiB + 7;
+  await uploadStream(storage, {
+    key: 'small-streamed',
+    body: Readable.from(chunks(total, 64 * 1024)),
+    contentType: 'image/png',
+    maxBytes: 20 * MiB,
+  });
+  const stored = await readObject(storage, 'small-streamed', 20 * MiB);
+  expect(Buffer.compare(stored, await collect(chunks(total, 64 * 1024)))).toBe(0);
+  const object = await openObject(storage, 'small-streamed');
+  object.body.resume();
+  expect(object.contentLength).toBe(total);
+});
+
 test('a body that fails mid-way aborts the multipart upload and leaves nothing', async () => {
   const before = await keys();
   await expect(

@@ -1,5 +1,6 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Storage } from './s3-storage';
 
 /** S3's smallest part; also lib-storage's default. */
@@ -18,14 +19,56 @@ export interface StreamUpload {
 }
 
 /**
- * Streams `body` into the bucket with lib-storage: a single PUT for a body
- * shorter than one part, otherwise a multipart upload that holds at most
- * (queueSize + 1) parts in memory — about 25 MiB at the default part size —
- * whatever the body's length. Any failure (the body stream erroring, the
- * signal, the store) aborts the multipart upload, so no parts linger.
+ * Streams `body` into the bucket. A body that ends within one part (most
+ * uploads) is sent as one PUT of the chunks as they arrived, with its length;
+ * a longer one becomes a multipart upload through lib-storage, which holds at
+ * most (queueSize + 1) parts in memory (about 25 MiB at the default part
+ * size) whatever the body's length. Any failure (the body stream erroring,
+ * the signal, the store) aborts the multipart upload, so no parts linger.
+ *
+ * The single PUT sends a stream, not one buffer: lib-storage would first copy
+ * the chunks into one buffer, and the SDK signs a buffer's SHA-256 (a second
+ * pass over every byte) where it sends a stream's as UNSIGNED-PAYLOAD, as for
+ * any streamed PutObject. The store still checks the length; TLS to the store
+ * (any S3 but a local one) protects the bytes on the way, as it does on reads.
  */
 export async function uploadStream(storage: Storage, upload: StreamUpload): Promise<void> {
   const partSize = Math.max(MIN_PART_BYTES, Math.ceil(upload.maxBytes / MAX_PARTS));
+  const source = upload.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let length = 0;
+  while (length <= partSize) {
+    const next = await source.next();
+    if (next.done) return putWhole(storage, upload, head, length);
+    head.push(next.value);
+    length += next.value.length;
+  }
+  async function* rest() {
+    yield* head;
+    for (;;) {
+      const next = await source.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  await uploadParts(storage, { ...upload, body: Readable.from(rest()) }, partSize);
+}
+
+async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
+  upload.signal?.throwIfAborted();
+  await storage.client.send(
+    new PutObjectCommand({
+      Bucket: storage.bucket,
+      Key: upload.key,
+      Body: Readable.from(chunks),
+      ContentLength: length,
+      ContentType: upload.contentType,
+    }),
+    upload.signal ? { abortSignal: upload.signal } : {},
+  );
+}
+
+async function uploadParts(storage: Storage, upload: StreamUpload, partSize: number): Promise<void> {
   const task = new Upload({
     client: storage.client,
     params: { Bucket: storage.bucket, Key: upload.key, Body: upload.body, ContentType: upload.contentType },
