@@ -51,7 +51,7 @@ export async function uploadStream(storage: Storage, upload: StreamUpload): Prom
       yield next.value;
     }
   }
-  await uploadParts(storage, { ...upload, body: Readable.from(rest()) }, partSize);
+  await uploadParts(storage, { ...upload, body: Readable.from(rest(), { objectMode: false }) }, partSize);
 }
 
 async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
@@ -60,7 +60,7 @@ async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[]
     new PutObjectCommand({
       Bucket: storage.bucket,
       Key: upload.key,
-      Body: Readable.from(chunks),
+      Body: Readable.from(chunks, { objectMode: false }),
       ContentLength: length,
       ContentType: upload.contentType,
     }),
