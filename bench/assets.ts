@@ -13,8 +13,9 @@ import { startBenchStack } from './lib/stack';
 // `npm run bench:assets`: uploads and downloads through the real gateway
 // beside a ceiling measured in the same run: the same bytes written straight
 // to the same S3 endpoint with @aws-sdk/lib-storage, and read back with a
-// plain GET of a presigned URL (openObject, as the gateway reads). Also the gateway's peak resident memory during a 1 GiB upload,
-// which must stay flat because the file is streamed, never buffered.
+// plain GET of a presigned URL (openObject, as the gateway reads). Also the
+// gateway's peak resident memory during a 1 GiB upload, which must stay flat
+// because the file is streamed, never buffered.
 // Figures swing between runs; the ratios are what matter.
 
 const ROOT = path.resolve(__dirname, '..');

@@ -273,7 +273,7 @@ async function main() {
         'xact_commit of the bench database (read-only statements outside a transaction count too) ÷ runs created.\n' +
         "dispatch: the next node's executor start − the previous node's executor end (the nodes of this flow are " +
         'instant: executed in the worker that made them ready, committed with it, ADR 0013). create→root start: ' +
-        "the run's created_at (its create statement) − its root's executor start, through BullMQ.\n" +
+        "its root's executor start − the run's created_at (its create statement), through BullMQ.\n" +
         '* transaction ids assigned, cluster-wide: other databases on the same server count too.\n' +
         'CPU µs/run: user + system time from /proc, from the start of the load until every run ended, ÷ runs created; ' +
         'PostgreSQL and Redis: every process of that name on the machine.\n',
