@@ -10,7 +10,8 @@ const MAX_PARTS = 10_000;
 
 export interface StreamUpload {
   key: string;
-  body: Readable;
+  /** The bytes, as they arrive (a Readable is one). */
+  body: AsyncIterable<Buffer>;
   contentType: string;
   /** Largest body expected; sets the part size so that it fits in 10 000 parts. */
   maxBytes: number;
@@ -34,7 +35,7 @@ export interface StreamUpload {
  */
 export async function uploadStream(storage: Storage, upload: StreamUpload): Promise<void> {
   const partSize = Math.max(MIN_PART_BYTES, Math.ceil(upload.maxBytes / MAX_PARTS));
-  const source = upload.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const source = upload.body[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let length = 0;
   while (length <= partSize) {
@@ -51,7 +52,7 @@ export async function uploadStream(storage: Storage, upload: StreamUpload): Prom
       yield next.value;
     }
   }
-  await uploadParts(storage, { ...upload, body: Readable.from(rest(), { objectMode: false }) }, partSize);
+  await uploadParts(storage, upload, Readable.from(rest(), { objectMode: false }), partSize);
 }
 
 async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
@@ -68,10 +69,10 @@ async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[]
   );
 }
 
-async function uploadParts(storage: Storage, upload: StreamUpload, partSize: number): Promise<void> {
+async function uploadParts(storage: Storage, upload: StreamUpload, body: Readable, partSize: number): Promise<void> {
   const task = new Upload({
     client: storage.client,
-    params: { Bucket: storage.bucket, Key: upload.key, Body: upload.body, ContentType: upload.contentType },
+    params: { Bucket: storage.bucket, Key: upload.key, Body: body, ContentType: upload.contentType },
     partSize,
     queueSize: 4,
     leavePartsOnError: false,

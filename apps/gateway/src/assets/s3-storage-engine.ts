@@ -96,7 +96,7 @@ async function storeFile(options: EngineOptions, file: MulterFile): Promise<Stor
   try {
     await uploadStream(options.storage, {
       key,
-      body: Readable.from(body(), { objectMode: false }),
+      body: body(),
       contentType: media.contentType,
       maxBytes: options.maxBytes,
       signal: aborter.signal,
