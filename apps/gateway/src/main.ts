@@ -6,6 +6,7 @@ import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
 import { createApp } from './app';
 import { createGatewayRuntime } from './compose';
+import { createHttpServer } from './http/http-server';
 
 // Composition root: config → clients → app → listen; SIGTERM drains.
 async function main() {
@@ -16,7 +17,8 @@ async function main() {
   watchEvictionPolicy(runtime.deps.redis, logger);
   const app = createApp(runtime.deps);
 
-  const server = app.listen(config.PORT, config.HOST);
+  const server = createHttpServer(app);
+  server.listen(config.PORT, config.HOST);
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') {
       logger.fatal(`Port ${config.PORT} is already in use: set PORT to a free port`);

@@ -22,7 +22,11 @@ export interface DbOptions {
 }
 
 export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
-  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize });
+  // A fixed-size pool (min = max): connections, once opened, stay open.
+  // pg closes idle ones after 10 s by default, so the first requests after a
+  // quiet spell each waited for a new connection and re-prepared its statements:
+  // in bench:poll the 300 ms after a 10 s lull held most of the slow answers.
+  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize, min: poolSize });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
   const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2 });

@@ -2,7 +2,8 @@ import request from 'supertest';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway';
 
 // The request path's generic behaviour: health probes, request ids, body limits
-// and error bodies — what every route inherits from app.ts.
+// and error bodies — what every route inherits from app.ts, through the HTTP
+// server main.ts serves the app with (createHttpServer).
 
 let gw: TestGateway;
 let apiKey: string;
@@ -15,13 +16,13 @@ afterAll(() => gw.close());
 
 describe('health', () => {
   it('/healthz answers while the process is up', async () => {
-    const res = await request(gw.app).get('/healthz');
+    const res = await request(gw.server).get('/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
   });
 
   it('/readyz checks the database, Redis, storage and the Redis eviction policy', async () => {
-    const res = await request(gw.app).get('/readyz');
+    const res = await request(gw.server).get('/readyz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: 'ok',
@@ -46,23 +47,23 @@ describe('health', () => {
 
 describe('request ids', () => {
   it('generates one per request and returns it', async () => {
-    const a = await request(gw.app).get('/healthz');
-    const b = await request(gw.app).get('/healthz');
+    const a = await request(gw.server).get('/healthz');
+    const b = await request(gw.server).get('/healthz');
     expect(a.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.headers['x-request-id']).not.toBe(a.headers['x-request-id']);
   });
 
   it("echoes a caller's safe X-Request-Id and replaces an unsafe one", async () => {
-    const echoed = await request(gw.app).get('/healthz').set('X-Request-Id', 'client-abc.123');
+    const echoed = await request(gw.server).get('/healthz').set('X-Request-Id', 'client-abc.123');
     expect(echoed.headers['x-request-id']).toBe('client-abc.123');
-    const unsafe = await request(gw.app).get('/healthz').set('X-Request-Id', 'bad id\twith spaces');
+    const unsafe = await request(gw.server).get('/healthz').set('X-Request-Id', 'bad id\twith spaces');
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 
 describe('bodies', () => {
   it('answers 413 with the documented body when the JSON body is over the limit', async () => {
-    const res = await request(gw.app)
+    const res = await request(gw.server)
       .post('/agents')
       .set('X-Api-Key', apiKey)
       .set('Content-Type', 'application/json')
@@ -73,7 +74,7 @@ describe('bodies', () => {
   });
 
   it('answers 422 json_invalid for malformed JSON, never a 500', async () => {
-    const res = await request(gw.app)
+    const res = await request(gw.server)
       .post('/agents')
       .set('X-Api-Key', apiKey)
       .set('Content-Type', 'application/json')
@@ -83,7 +84,7 @@ describe('bodies', () => {
   });
 
   it('answers 422 when a JSON body is required but missing', async () => {
-    const res = await request(gw.app).post('/agents').set('X-Api-Key', apiKey);
+    const res = await request(gw.server).post('/agents').set('X-Api-Key', apiKey);
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc[0]).toBe('body');
   });
@@ -91,7 +92,7 @@ describe('bodies', () => {
 
 describe('unknown paths', () => {
   it('answer 404 with the detail body', async () => {
-    const res = await request(gw.app).get('/no-such-thing').set('X-Api-Key', apiKey);
+    const res = await request(gw.server).get('/no-such-thing').set('X-Api-Key', apiKey);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Not Found' });
   });

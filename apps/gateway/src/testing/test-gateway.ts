@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { logContextOptions } from '@weft/telemetry';
 import { createTestEnv, type TestEnv } from '@weft/testing';
 import type { Express } from 'express';
@@ -5,6 +6,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../app';
 import { createGatewayRuntime } from '../compose';
+import { createHttpServer } from '../http/http-server';
 import { loadConfig, type GatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 
@@ -13,6 +15,8 @@ export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
 
 export interface TestGateway {
   app: Express;
+  /** The app served as main.ts serves it (createHttpServer), listening on a free port of 127.0.0.1. */
+  server: Server;
   deps: GatewayDeps;
   config: GatewayConfig;
   /** Creates an organization through the admin API; returns its id and first API key. */
@@ -58,11 +62,14 @@ async function buildTestGateway(
   const runtime = createGatewayRuntime({ ...config, DATABASE_POOL_SIZE: 5 }, logger, { redisOfflineQueue: true });
   const { deps } = runtime;
   const app = createApp(deps);
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   // Until Redis is ready the rate limiter counts in memory; tests expect the shared counters from the first request.
   await deps.redis.ping();
 
   return {
     app,
+    server,
     deps,
     config,
     async createOrg(name = 'Test org', credits = 1000) {
@@ -77,6 +84,8 @@ async function buildTestGateway(
       return buildTestGateway(testEnv, siblingEnv, async () => undefined);
     },
     async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
       await runtime.close();
       await releaseEnv();
     },
