@@ -1,7 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { requestStore, storageHttpError } from './plain-http';
 import { createUrlSigner, type UrlSigner } from './presign';
 import type { Storage } from './s3-storage';
 
@@ -19,43 +18,35 @@ export interface ObjectStream {
  * HTTP Range syntax S3 takes as is). Errors look like the SDK's (name and
  * `$metadata.httpStatusCode`), so errors.ts tells them apart the same way.
  *
- * A plain GET of a presigned URL on a keep-alive agent rather than the SDK's
- * GetObjectCommand: the SDK runs its whole middleware stack for every call,
- * which on a download of a small file costs more CPU than moving its bytes
- * (see bench:assets). Signing is one HMAC chain, remembered per key for a
+ * A plain GET of a presigned URL (plain-http.ts) rather than the SDK's
+ * GetObjectCommand. Signing is one HMAC chain, remembered per key for a
  * while (createUrlSigner).
  */
 export async function openObject(storage: Storage, key: string, range?: string): Promise<ObjectStream> {
   const url = new URL(await readSignerOf(storage).urlFor(key));
-  const transport = url.protocol === 'https:' ? https : http;
   return new Promise<ObjectStream>((resolve, reject) => {
-    const req = transport.get(
+    const req = requestStore(
+      storage,
       url,
-      {
-        agent: url.protocol === 'https:' ? storage.readAgents.https : storage.readAgents.http,
-        headers: range ? { Range: range } : {},
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200 && status !== 206) {
-          readErrorCode(res).then((code) => reject(new StorageHttpError(status, code)), reject);
-          return;
-        }
-        const result: ObjectStream = { body: res, contentLength: Number(res.headers['content-length'] ?? 0) };
-        if (res.headers['content-range']) result.contentRange = res.headers['content-range'];
-        if (res.headers.etag) result.eTag = res.headers.etag;
-        resolve(result);
-      },
+      { method: 'GET', headers: range ? { Range: range } : {} },
+      `S3 read of ${key}`,
     );
-    // Idle for this long (no answer, or a body that stopped flowing): the store is unavailable.
-    req.setTimeout(READ_IDLE_TIMEOUT_MS, () =>
-      req.destroy(Object.assign(new Error(`S3 read of ${key} timed out`), { name: 'TimeoutError' })),
-    );
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      if (status !== 200 && status !== 206) {
+        storageHttpError(res).then(reject, reject);
+        return;
+      }
+      const result: ObjectStream = { body: res, contentLength: Number(res.headers['content-length'] ?? 0) };
+      if (res.headers['content-range']) result.contentRange = res.headers['content-range'];
+      if (res.headers.etag) result.eTag = res.headers.etag;
+      resolve(result);
+    });
     req.on('error', reject);
+    req.end();
   });
 }
 
-const READ_IDLE_TIMEOUT_MS = 30_000;
 /** How long the URLs our own reads sign stay valid; they are used at once. */
 const READ_URL_TTL_SECONDS = 600;
 
@@ -68,25 +59,6 @@ function readSignerOf(storage: Storage): UrlSigner {
     readSigners.set(storage, signer);
   }
   return signer;
-}
-
-/** An S3 error answer, shaped like the SDK's service exceptions. */
-class StorageHttpError extends Error {
-  readonly $metadata: { httpStatusCode: number };
-  constructor(status: number, code: string | undefined) {
-    super(`S3 answered ${status}${code ? ` ${code}` : ''}`);
-    this.name = code ?? (status === 404 ? 'NoSuchKey' : status === 416 ? 'InvalidRange' : 'S3Error');
-    this.$metadata = { httpStatusCode: status };
-  }
-}
-
-/** The `<Code>` of an S3 XML error body (read up to 64 KiB). */
-async function readErrorCode(res: http.IncomingMessage): Promise<string | undefined> {
-  let text = '';
-  for await (const chunk of res) {
-    if (text.length < 64 * 1024) text += String(chunk);
-  }
-  return /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
 }
 
 /** Reads a whole object into memory; refuses objects larger than `maxBytes`. */

@@ -40,6 +40,48 @@ function objectLocation(storage: Storage, key: string, audience: 'clients' | 'se
   return { protocol: base.protocol, hostname, port, path, host: base.port ? `${hostname}:${base.port}` : hostname };
 }
 
+type Location = ReturnType<typeof objectLocation>;
+
+async function signedUrl(
+  presigner: S3RequestPresigner,
+  at: Location,
+  method: 'GET' | 'PUT',
+  expiresIn: number,
+  signingDate?: Date,
+): Promise<string> {
+  const signed = await presigner.presign(
+    {
+      method,
+      protocol: at.protocol,
+      hostname: at.hostname,
+      ...(at.port ? { port: at.port } : {}),
+      path: at.path,
+      query: {},
+      headers: { host: at.host },
+    },
+    { expiresIn, ...(signingDate ? { signingDate } : {}) },
+  );
+  const query = new URLSearchParams(signed.query as Record<string, string>).toString();
+  return `${at.protocol}//${at.host}${at.path}?${query}`;
+}
+
+const putPresigners = new WeakMap<Storage, S3RequestPresigner>();
+
+/**
+ * A URL our own servers PUT one object to, valid for `ttlSeconds`. Only the
+ * host is signed: Content-Type and Content-Length go as plain headers, and
+ * the payload is UNSIGNED-PAYLOAD, as for any presigned URL (and for the
+ * SDK's streamed PUTs).
+ */
+export async function presignPut(storage: Storage, key: string, ttlSeconds: number): Promise<string> {
+  let presigner = putPresigners.get(storage);
+  if (!presigner) {
+    presigner = new S3RequestPresigner({ ...storage.client.config });
+    putPresigners.set(storage, presigner);
+  }
+  return signedUrl(presigner, objectLocation(storage, key, 'servers'), 'PUT', ttlSeconds);
+}
+
 /**
  * Presigned GET URLs. The signing time is rounded down to a window of half
  * the TTL, so every read within a window hands out the same URL (browsers and
@@ -70,20 +112,7 @@ export function createUrlSigner(storage: Storage, options: UrlSignerOptions): Ur
       const known = remembered.get(key);
       if (known) return known;
       const at = objectLocation(storage, key, options.audience ?? 'clients');
-      const signed = await presigner.presign(
-        {
-          method: 'GET',
-          protocol: at.protocol,
-          hostname: at.hostname,
-          ...(at.port ? { port: at.port } : {}),
-          path: at.path,
-          query: {},
-          headers: { host: at.host },
-        },
-        { expiresIn: options.ttlSeconds, signingDate: new Date(window * windowMs) },
-      );
-      const query = new URLSearchParams(signed.query as Record<string, string>).toString();
-      const url = `${at.protocol}//${at.host}${at.path}?${query}`;
+      const url = await signedUrl(presigner, at, 'GET', options.ttlSeconds, new Date(window * windowMs));
       remembered.set(key, url);
       return url;
     },

@@ -22,8 +22,8 @@ export interface Storage {
   bucket: string;
   /** What the client was built from (presigning builds URLs from it). */
   config: StorageConfig;
-  /** Keep-alive agents of object reads (openObject), for http: and https: endpoints. */
-  readAgents: { http: http.Agent; https: https.Agent };
+  /** Keep-alive agents of the plain requests to presigned URLs (plain-http.ts), for http: and https: endpoints. */
+  agents: { http: http.Agent; https: https.Agent };
   /** Resolves when the bucket answers; used by readiness probes. */
   ping(): Promise<void>;
   close(): void;
@@ -44,7 +44,7 @@ export function createStorage(config: StorageConfig): Storage {
   };
   if (config.endpoint) clientConfig.endpoint = config.endpoint;
   const client = new S3Client(clientConfig);
-  const readAgents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const bucket = config.bucket;
   return {
     client,
@@ -53,11 +53,11 @@ export function createStorage(config: StorageConfig): Storage {
     async ping() {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
-    readAgents,
+    agents,
     close() {
       client.destroy();
-      readAgents.http.destroy();
-      readAgents.https.destroy();
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }

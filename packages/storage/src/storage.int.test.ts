@@ -70,6 +70,26 @@ test('a body within one part is stored by one PUT, byte for byte', async () => {
   const object = await openObject(storage, 'small-streamed');
   object.body.resume();
   expect(object.contentLength).toBe(total);
+  // The stored type is what the store serves on a presigned URL (an asset's `url`).
+  const res = await fetch(await createUrlSigner(storage, { ttlSeconds: 600 }).urlFor('small-streamed'));
+  expect(res.headers.get('content-type')).toBe('image/png');
+  await res.arrayBuffer();
+});
+
+test('a single PUT that cannot reach the store or finds no bucket fails as the SDK would', async () => {
+  const unreachable = createStorage({ ...env.s3, endpoint: 'http://127.0.0.1:9' });
+  const noBucket = createStorage({ ...env.s3, bucket: 'no-such-bucket-for-put' });
+  try {
+    const put = (to: Storage) =>
+      uploadStream(to, { key: 'k', body: Readable.from(chunks(1000)), contentType: 'text/plain', maxBytes: MiB });
+    expect(isStorageUnavailable(await put(unreachable).catch((e: unknown) => e))).toBe(true);
+    const missing = await put(noBucket).catch((e: unknown) => e);
+    expect(isMissingObject(missing)).toBe(true);
+    expect((missing as Error).name).toBe('NoSuchBucket');
+  } finally {
+    unreachable.close();
+    noBucket.close();
+  }
 });
 
 test('a body that fails mid-way aborts the multipart upload and leaves nothing', async () => {

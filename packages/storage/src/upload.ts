@@ -1,6 +1,7 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
+import { requestStore, storageHttpError } from './plain-http';
+import { presignPut } from './presign';
 import type { Storage } from './s3-storage';
 
 /** S3's smallest part; also lib-storage's default. */
@@ -27,11 +28,13 @@ export interface StreamUpload {
  * size) whatever the body's length. Any failure (the body stream erroring,
  * the signal, the store) aborts the multipart upload, so no parts linger.
  *
- * The single PUT sends a stream, not one buffer: lib-storage would first copy
- * the chunks into one buffer, and the SDK signs a buffer's SHA-256 (a second
- * pass over every byte) where it sends a stream's as UNSIGNED-PAYLOAD, as for
- * any streamed PutObject. The store still checks the length; TLS to the store
- * (any S3 but a local one) protects the bytes on the way, as it does on reads.
+ * The single PUT writes the chunks as they are to a presigned URL
+ * (plain-http.ts): lib-storage would first copy them into one buffer and
+ * hash it for the signature (a second pass over every byte), and the SDK's
+ * middleware stack costs more CPU than a 1 MiB body's bytes. The payload is
+ * UNSIGNED-PAYLOAD, as for the SDK's own streamed PUTs; the store still
+ * checks the length, and TLS to the store (any S3 but a local one) protects
+ * the bytes on the way, as it does on reads.
  */
 export async function uploadStream(storage: Storage, upload: StreamUpload): Promise<void> {
   const partSize = Math.max(MIN_PART_BYTES, Math.ceil(upload.maxBytes / MAX_PARTS));
@@ -55,18 +58,36 @@ export async function uploadStream(storage: Storage, upload: StreamUpload): Prom
   await uploadParts(storage, upload, Readable.from(rest(), { objectMode: false }), partSize);
 }
 
+/** How long the URL of a single PUT stays valid: it is used at once. */
+const PUT_URL_TTL_SECONDS = 600;
+
 async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
   upload.signal?.throwIfAborted();
-  await storage.client.send(
-    new PutObjectCommand({
-      Bucket: storage.bucket,
-      Key: upload.key,
-      Body: Readable.from(chunks, { objectMode: false }),
-      ContentLength: length,
-      ContentType: upload.contentType,
-    }),
-    upload.signal ? { abortSignal: upload.signal } : {},
-  );
+  const url = new URL(await presignPut(storage, upload.key, PUT_URL_TTL_SECONDS));
+  await new Promise<void>((resolve, reject) => {
+    const req = requestStore(
+      storage,
+      url,
+      {
+        method: 'PUT',
+        headers: { 'Content-Length': String(length), 'Content-Type': upload.contentType },
+        ...(upload.signal ? { signal: upload.signal } : {}),
+      },
+      `S3 write of ${upload.key}`,
+    );
+    req.on('response', (res) => {
+      if (res.statusCode === 200) {
+        res.resume();
+        res.on('end', resolve);
+        res.on('error', reject);
+      } else {
+        storageHttpError(res).then(reject, reject);
+      }
+    });
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
 }
 
 async function uploadParts(storage: Storage, upload: StreamUpload, body: Readable, partSize: number): Promise<void> {
