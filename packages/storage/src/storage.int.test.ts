@@ -1,4 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createTestEnv, type TestEnv } from '@weft/testing';
 import { isInvalidRange, isMissingObject, isStorageUnavailable } from './errors';
@@ -89,6 +91,45 @@ test('a single PUT that cannot reach the store or finds no bucket fails as the S
   } finally {
     unreachable.close();
     noBucket.close();
+  }
+});
+
+test('a single PUT the store refuses once as unavailable is tried again', async () => {
+  // Between us and the store, a proxy that answers the first PUT 503 SlowDown, as S3 does under load.
+  const target = new URL(env.s3.endpoint!);
+  let puts = 0;
+  const proxy = http.createServer((req, res) => {
+    if (req.method === 'PUT' && ++puts === 1) {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/xml' });
+      res.end('<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>');
+      return;
+    }
+    const forward = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  const viaProxy = createStorage({ ...env.s3, endpoint: `http://127.0.0.1:${port}` });
+  try {
+    await uploadStream(viaProxy, {
+      key: 'retried',
+      body: Readable.from(chunks(3000, 1000)),
+      contentType: 'text/plain',
+      maxBytes: MiB,
+    });
+    expect(puts).toBe(2);
+    expect(await collect(chunks(3000, 1000))).toEqual(await readObject(storage, 'retried', MiB));
+  } finally {
+    viaProxy.close();
+    proxy.closeAllConnections();
+    proxy.close();
   }
 });
 

@@ -1,5 +1,6 @@
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
+import { isStorageUnavailable } from './errors';
 import { requestStore, storageHttpError } from './plain-http';
 import { presignPut } from './presign';
 import type { Storage } from './s3-storage';
@@ -61,7 +62,24 @@ export async function uploadStream(storage: Storage, upload: StreamUpload): Prom
 /** How long the URL of a single PUT stays valid: it is used at once. */
 const PUT_URL_TTL_SECONDS = 600;
 
+/**
+ * Tries of a single PUT, as the SDK's client makes (maxAttempts): a store
+ * that is briefly unavailable, or a keep-alive socket it closed as we reused
+ * it, gets a second try. The chunks are still in memory.
+ */
+const PUT_ATTEMPTS = 2;
+
 async function putWhole(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await putOnce(storage, upload, chunks, length);
+    } catch (err) {
+      if (attempt >= PUT_ATTEMPTS || upload.signal?.aborted || !isStorageUnavailable(err)) throw err;
+    }
+  }
+}
+
+async function putOnce(storage: Storage, upload: StreamUpload, chunks: Buffer[], length: number): Promise<void> {
   upload.signal?.throwIfAborted();
   const url = new URL(await presignPut(storage, upload.key, PUT_URL_TTL_SECONDS));
   await new Promise<void>((resolve, reject) => {
