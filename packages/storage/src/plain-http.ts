@@ -41,7 +41,7 @@ export class StorageHttpError extends Error {
   }
 }
 
-/** The error an S3 answer of `status` stands for, from the `<Code>` of its XML body (read up to 64 KiB). */
+/** The error an S3 error answer stands for: its status, and the `<Code>` of its XML body (read up to 64 KiB). */
 export async function storageHttpError(res: http.IncomingMessage): Promise<StorageHttpError> {
   let text = '';
   for await (const chunk of res) {
