@@ -8,7 +8,7 @@ import { freePort, type S3Settings } from '@weft/devstack';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createStorage, openObject, type Storage } from '@weft/storage';
 import { cpuMicros } from './lib/proc';
-import { startBenchStack } from './lib/stack';
+import { profileArgs, startBenchStack } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
 // beside a ceiling measured in the same run: the same bytes written straight
@@ -256,8 +256,7 @@ async function main() {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
     false,
-    // BENCH_CPU_PROF=1: a --cpu-prof profile of the gateway under .weft/bench/prof.
-    process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.weft', 'bench', 'prof')] : [],
+    profileArgs(),
   );
   gatewayPid = gateway.pid;
   const stopAll = async () => {

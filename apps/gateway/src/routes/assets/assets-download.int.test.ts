@@ -1,8 +1,10 @@
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { waitFor } from '@weft/testing';
 import request from 'supertest';
-import { PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
+import { MP4_HEADER, PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
 import { startTestGateway, type TestGateway } from '../../testing/test-gateway';
 
 let gw: TestGateway;
@@ -122,6 +124,98 @@ describe('GET /assets/{id}/download', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment;/);
     expect(res.headers['content-security-policy']).toContain('sandbox');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  describe('while the bytes flow', () => {
+    // Larger than the socket buffers between the store, the gateway and the
+    // client, so that the store is still sending when the test intervenes.
+    const BIG = Buffer.concat([MP4_HEADER, randomBytes(32 * 1024 * 1024)]);
+    let bigId: string;
+    beforeAll(async () => {
+      bigId = (await upload(gw.app, mine.apiKey, BIG, { partName: 'big.mp4' })).body.id;
+    });
+
+    /** GET .../download on a listening server, stopped by `until` after each chunk; resolves once the response is over. */
+    function rawDownload(server: http.Server, until: (received: number, req: http.ClientRequest) => void) {
+      const { port } = server.address() as AddressInfo;
+      return new Promise<{ status: number; declared: number; received: number; complete: boolean }>(
+        (resolve, reject) => {
+          const req = http.get(
+            { host: '127.0.0.1', port, path: `/assets/${bigId}/download`, headers: { 'X-Api-Key': mine.apiKey } },
+            (res) => {
+              let received = 0;
+              const done = () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  declared: Number(res.headers['content-length']),
+                  received,
+                  complete: res.complete,
+                });
+              res.on('data', (chunk: Buffer) => {
+                received += chunk.length;
+                until(received, req);
+              });
+              res.on('error', () => undefined);
+              res.on('close', done);
+            },
+          );
+          req.on('error', reject);
+          req.setTimeout(10_000, () => reject(new Error('the response neither ended nor broke off')));
+        },
+      );
+    }
+
+    const busyStoreSockets = () => Object.values(gw.deps.storage.agents.http.sockets).flat().length;
+
+    test('a client that hangs up mid-file releases the read from the store', async () => {
+      let busyAtHangUp = -1;
+      await rawDownload(gw.server, (received, req) => {
+        if (received < 1024 * 1024 || busyAtHangUp >= 0) return;
+        busyAtHangUp = busyStoreSockets();
+        req.destroy();
+      }).catch(() => undefined);
+      expect(busyAtHangUp).toBe(1);
+      // Not left paused on a keep-alive socket until the store's idle timeout.
+      await waitFor('the store socket is released', async () => busyStoreSockets() === 0, {
+        timeoutMs: 5_000,
+      });
+    });
+
+    test('the store failing mid-file aborts the response rather than ending it short', async () => {
+      // Between the gateway and the store, a TCP relay that cuts the connection after 1 MiB of a download.
+      const store = new URL(gw.config.S3_ENDPOINT!);
+      const relay = net.createServer((client) => {
+        const upstream = net.connect(Number(store.port), store.hostname);
+        let fromStore = 0;
+        client.pipe(upstream);
+        upstream.on('data', (chunk: Buffer) => {
+          fromStore += chunk.length;
+          client.write(chunk);
+          if (fromStore > 1024 * 1024) {
+            client.destroy();
+            upstream.destroy();
+          }
+        });
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+      });
+      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+      const sibling = await gw.startSibling({
+        S3_ENDPOINT: `http://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+      });
+      try {
+        const result = await rawDownload(sibling.server, () => undefined);
+        expect(result.status).toBe(200);
+        expect(result.declared).toBe(BIG.length);
+        expect(result.received).toBeLessThan(BIG.length);
+        expect(result.complete).toBe(false);
+        // The gateway carries on.
+        expect((await download(pngId)).status).toBe(200);
+      } finally {
+        await sibling.close();
+        relay.close();
+      }
+    });
   });
 
   describe('svg=true (experimental)', () => {

@@ -7,13 +7,13 @@ import {
   UploadAssetForm,
   z,
 } from '@weft/contracts';
-import { pipeline } from 'node:stream/promises';
 import { deleteAsset } from '../../assets/delete-asset';
 import { downloadAsset } from '../../assets/download-asset';
 import { getAsset } from '../../assets/get-asset';
 import { listAssets } from '../../assets/list-assets';
 import { uploadAsset } from '../../assets/upload-asset';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
+import { sendStream } from '../../http/send-stream';
 
 const AssetPath = z.object({ asset_id: z.uuid() });
 
@@ -108,8 +108,7 @@ export const downloadAssetRoute = defineRoute({
       res.end(body);
       return undefined;
     }
-    // A client that goes away destroys the S3 stream with the response.
-    await pipeline(body, res).catch(() => body.destroy());
+    await sendStream(body, res);
     return undefined;
   },
 });
