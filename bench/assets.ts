@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { Readable } from 'node:stream';
-import { freePort, type S3Settings } from '@weft/devstack';
+import type { S3Settings } from '@weft/devstack';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createStorage, openObject, type Storage } from '@weft/storage';
-import { cpuMicros } from './lib/proc';
+import { cpuMicros, freePort, startTs, waitFor } from './lib/proc';
 import { profileArgs, startBenchStack } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
@@ -18,7 +16,6 @@ import { profileArgs, startBenchStack } from './lib/stack';
 // because the file is streamed, never buffered.
 // Figures swing between runs; the ratios are what matter.
 
-const ROOT = path.resolve(__dirname, '..');
 const MiB = 1024 * 1024;
 const SMALL_COUNT = Number(process.env.BENCH_SMALL_COUNT ?? 200);
 const SMALL_BYTES = MiB;
@@ -39,14 +36,6 @@ async function* fileBytes(total: number): AsyncGenerator<Buffer> {
   }
 }
 
-function startTs(entry: string, env: NodeJS.ProcessEnv, ipc = false, nodeArgs: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ipc ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
-  });
-}
-
 /** The S3 server's process when this benchmark started it (its CPU is reported). */
 let s3Pid: number | undefined;
 
@@ -64,7 +53,7 @@ async function startS3(dataDir: string): Promise<{ settings: S3Settings; stop():
       stop: async () => undefined,
     };
   }
-  const child = startTs('bench/s3-server.ts', { S3_DATA_DIR: dataDir, S3_PORT: String(await freePort()) }, true);
+  const child = startTs('bench/s3-server.ts', { S3_DATA_DIR: dataDir, S3_PORT: String(await freePort()) }, [], true);
   s3Pid = child.pid;
   const settings = await new Promise<S3Settings>((resolve, reject) => {
     child.once('message', (m) => resolve(m as S3Settings));
@@ -77,19 +66,6 @@ async function startS3(dataDir: string): Promise<{ settings: S3Settings; stop():
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Runs `count` tasks, `concurrency` at a time. */
@@ -255,7 +231,6 @@ async function main() {
       RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
-    false,
     profileArgs(),
   );
   gatewayPid = gateway.pid;

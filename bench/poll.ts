@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { figuresTable, measure } from './lib/measure';
 import { freePort, loadAverage, postJson, sleep, startTs, stopChild, waitFor } from './lib/proc';
+import { describeServerLatency, withServerLatency } from './lib/server-latency';
 import { createOrg, createTextAgent, startBenchGateway, startBenchStack } from './lib/stack';
 
 // `npm run bench:poll`: GET /runs/{id} through the real gateway while runs
 // execute (a worker process runs them; this script keeps creating runs at a
-// modest rate in the background), beside the ceiling of bench:gateway (a bare
+// modest rate in the background, from a process of its own), beside the ceiling of bench:gateway (a bare
 // Express route doing one Redis and one PostgreSQL round trip), measured in
 // the same run under the same background load. Then the same read at a fixed
 // 1,000 req/s, with the background runs and again once they have ended.
@@ -23,8 +24,12 @@ async function main() {
   const gatewayPort = await freePort();
   const ceilingPort = await freePort();
   const children: ChildProcess[] = [];
-  let creating = true;
-  let background: Promise<void> = Promise.resolve();
+  let background: ChildProcess | undefined;
+  const stopBackground = async () => {
+    if (!background) return;
+    await stopChild(background);
+    background = undefined;
+  };
 
   try {
     // BENCH_CPU_PROF=1 profiles the gateway (lib/stack.ts).
@@ -61,16 +66,23 @@ async function main() {
     };
     for (let i = 0; i < 20; i++) await create();
     // BENCH_BACKGROUND_RUNS_PER_S=0: no background runs (the machine's floor without them).
-    background = (async () => {
-      if (BACKGROUND_RUNS_PER_S <= 0) return;
-      const interval = 1000 / BACKGROUND_RUNS_PER_S;
-      let next = performance.now();
-      while (creating) {
-        void create().catch((err: unknown) => console.error('background create failed:', (err as Error).message));
-        next += interval;
-        await sleep(Math.max(0, next - performance.now()));
-      }
-    })();
+    if (BACKGROUND_RUNS_PER_S > 0) {
+      background = startTs(
+        'bench/background-runs.ts',
+        {
+          BENCH_BASE_URL: base,
+          BENCH_RATE: String(BACKGROUND_RUNS_PER_S),
+          BENCH_AUTH_HEADERS: JSON.stringify(auth),
+          BENCH_AGENT_ID: agentId,
+        },
+        [],
+        true,
+      );
+      background.on('message', (m: { id: string }) => {
+        runIds.push(m.id);
+        created++;
+      });
+    }
     await sleep(1000);
 
     let n = 0;
@@ -97,22 +109,26 @@ async function main() {
       `http://127.0.0.1:${ceilingPort}/agents/${agentId}`,
       { ...opts, overallRate: FIXED_RATE, warmUp: false },
     );
-    const fixed = await measure(
-      `GET /runs/{id} at a fixed ${FIXED_RATE} req/s`,
-      gateway.pid!,
-      `${base}/runs/${runIds[0]}`,
-      { ...opts, headers: auth, setupRequest: recent, overallRate: FIXED_RATE, warmUp: false },
+    const [fixed, fixedServer] = await withServerLatency(base, '/runs/:run_id', () =>
+      measure(`GET /runs/{id} at a fixed ${FIXED_RATE} req/s`, gateway.pid!, `${base}/runs/${runIds[0]}`, {
+        ...opts,
+        headers: auth,
+        setupRequest: recent,
+        overallRate: FIXED_RATE,
+        warmUp: false,
+      }),
     );
-    creating = false;
-    await background;
+    await stopBackground();
     // The same paced read once the background runs have ended: what the gateway gives
     // when this 2-core machine is not also executing runs.
     await sleep(2000);
-    const fixedQuiet = await measure(
-      `GET /runs/{id} at a fixed ${FIXED_RATE} req/s, background runs ended`,
-      gateway.pid!,
-      `${base}/runs/${runIds[0]}`,
-      { ...opts, headers: auth, setupRequest: recent, overallRate: FIXED_RATE, warmUp: false },
+    const [fixedQuiet, fixedQuietServer] = await withServerLatency(base, '/runs/:run_id', () =>
+      measure(
+        `GET /runs/{id} at a fixed ${FIXED_RATE} req/s, background runs ended`,
+        gateway.pid!,
+        `${base}/runs/${runIds[0]}`,
+        { ...opts, headers: auth, setupRequest: recent, overallRate: FIXED_RATE, warmUp: false },
+      ),
     );
 
     console.log(
@@ -120,6 +136,11 @@ async function main() {
         `${BACKGROUND_RUNS_PER_S} runs/s created in the background (${created} in all); load average ${loadAverage()}\n`,
     );
     console.log(figuresTable([ceiling, poll, ceilingFixed, fixed, fixedQuiet], ceiling.rps));
+    console.log(
+      `\nThe gateway's own request durations (its /metrics histogram) at a fixed ${FIXED_RATE} req/s:\n` +
+        `- with background runs: ${describeServerLatency(fixedServer)}\n` +
+        `- background runs ended: ${describeServerLatency(fixedQuietServer)}`,
+    );
     const ratio = poll.rps / ceiling.rps;
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     console.log(
@@ -136,8 +157,7 @@ async function main() {
     );
     console.log('(exit code 0 whether or not targets are met: figures swing with the machine’s load)');
   } finally {
-    creating = false;
-    await background;
+    await stopBackground();
     await Promise.all(children.map((c) => stopChild(c)));
     await stack.stop();
   }

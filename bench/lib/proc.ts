@@ -11,13 +11,14 @@ export { freePort } from '@weft/devstack';
 
 /**
  * `node --import tsx <entry>` from the repository root with `env` added.
- * Extra `nodeArgs` (e.g. `--cpu-prof`) go before the entry.
+ * Extra `nodeArgs` (e.g. `--cpu-prof`) go before the entry; `ipc` opens an
+ * IPC channel (process.send in the child).
  */
-export function startTs(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+export function startTs(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], ipc = false): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ipc ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
   });
 }
 
