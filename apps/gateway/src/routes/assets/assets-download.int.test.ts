@@ -132,7 +132,9 @@ describe('GET /assets/{id}/download', () => {
     const BIG = Buffer.concat([MP4_HEADER, randomBytes(32 * 1024 * 1024)]);
     let bigId: string;
     beforeAll(async () => {
-      bigId = (await upload(gw.app, mine.apiKey, BIG, { partName: 'big.mp4' })).body.id;
+      const res = await upload(gw.app, mine.apiKey, BIG, { partName: 'big.mp4' });
+      expect(res.status).toBe(200);
+      bigId = res.body.id;
     });
 
     /** GET .../download on a listening server, stopped by `until` after each chunk; resolves once the response is over. */
