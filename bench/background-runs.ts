@@ -8,37 +8,31 @@ import http from 'node:http';
 
 const base = new URL(process.env.BENCH_BASE_URL!);
 const rate = Number(process.env.BENCH_RATE);
-const headers = { ...(JSON.parse(process.env.BENCH_AUTH_HEADERS!) as Record<string, string>) };
+const headers = JSON.parse(process.env.BENCH_AUTH_HEADERS!) as Record<string, string>;
 const body = JSON.stringify({
   agent_id: process.env.BENCH_AGENT_ID,
   inputs: [{ id: 'topic', value: 'first line\nsecond line' }],
 });
 const agent = new http.Agent({ keepAlive: true });
 
-function create(): Promise<void> {
-  return new Promise((resolve) => {
-    const req = http.request(base, {
-      method: 'POST',
-      path: '/runs',
-      agent,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode === 201) process.send?.({ id: (JSON.parse(text) as { id: string }).id });
-        else console.error(`background create: ${res.statusCode} ${text}`);
-        resolve();
-      });
-    });
-    req.on('error', (err) => {
-      console.error('background create failed:', err.message);
-      resolve();
-    });
-    req.end(body);
+function create(): void {
+  const req = http.request(base, {
+    method: 'POST',
+    path: '/runs',
+    agent,
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
   });
+  req.on('response', (res) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      if (res.statusCode === 201) process.send?.({ id: (JSON.parse(text) as { id: string }).id });
+      else console.error(`background create: ${res.statusCode} ${text}`);
+    });
+  });
+  req.on('error', (err) => console.error('background create failed:', err.message));
+  req.end(body);
 }
 
 /** Until stopped (SIGTERM), or orphaned: the parent's IPC channel closing ends it too. */
@@ -46,7 +40,7 @@ async function main() {
   const interval = 1000 / rate;
   let next = performance.now();
   for (;;) {
-    void create();
+    create();
     next += interval;
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
   }

@@ -5,10 +5,10 @@ import { describeServerLatency, withServerLatency } from './lib/server-latency';
 import { createOrg, createTextAgent, startBenchGateway, startBenchStack } from './lib/stack';
 
 // `npm run bench:poll`: GET /runs/{id} through the real gateway while runs
-// execute (a worker process runs them; this script keeps creating runs at a
-// modest rate in the background, from a process of its own), beside the ceiling of bench:gateway (a bare
-// Express route doing one Redis and one PostgreSQL round trip), measured in
-// the same run under the same background load. Then the same read at a fixed
+// execute (a worker process runs them; background-runs.ts keeps creating
+// runs at a modest rate from a process of its own), beside the ceiling of
+// bench:gateway (a bare Express route doing one Redis and one PostgreSQL
+// round trip), measured in the same run under the same background load. Then the same read at a fixed
 // 1,000 req/s, with the background runs and again once they have ended.
 // Exits 0 whether targets are met or not.
 
