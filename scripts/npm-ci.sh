@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# `npm ci [args...]`, except for one gap no lockfile written here can close: the
-# registry our machines reach serves no native binaries for other platforms (it
-# answers 404 for @swc/core-darwin-arm64, ...), so npm leaves them out of
-# package-lock.json, and npm ci then reports them "Missing: <name>@ from lock
-# file" with an empty version. When those are its only complaints we install
-# from the same lockfile with `npm install [args...]`; any real mismatch (a
-# version, an Invalid line) still fails. Used by .ci/run and the Dockerfile.
+# `npm ci [args...]`, with one fallback. The registry our machines reach has not
+# always served native binaries for other platforms (it answered 404 for
+# @swc/core-darwin-arm64, ...); a lockfile written while it did leaves them out,
+# and npm ci then reports them "Missing: <name>@ from lock file" with an empty
+# version. When those are its only complaints we install from the same lockfile
+# with `npm install [args...]`; any real mismatch (a version, an Invalid line)
+# still fails. Today the registry serves them and package-lock.json lists them,
+# so npm ci passes as it is. Used by .ci/run and the Dockerfile.
 set -euo pipefail
 
 log="$(mktemp)"
