@@ -269,6 +269,8 @@ async function alternatingRounds(
 async function main() {
   const stack = await startBenchStack({ name: 'bench-assets', startS3 });
   const storage = createStorage(stack.s3);
+  const relay = await startRelay(stack.s3.endpoint);
+  relayPid = relay.pid;
   const port = await freePort();
   const gateway = startTs(
     'apps/gateway/src/main.ts',
@@ -284,8 +286,6 @@ async function main() {
     profileArgs(),
   );
   gatewayPid = gateway.pid;
-  const relay = await startRelay(stack.s3.endpoint);
-  relayPid = relay.pid;
   const signer = createUrlSigner(storage, { ttlSeconds: 3600, audience: 'servers' });
   const stopAll = async () => {
     gateway.kill('SIGTERM');
