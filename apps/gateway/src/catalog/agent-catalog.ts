@@ -2,8 +2,7 @@ import type { Agent } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { InvalidatedCache } from '../cache/invalidated-cache';
-import { subscribeToInvalidations } from '../cache/invalidation-channel';
+import { createSharedCache } from '../cache/shared-cache';
 import { loadAgent, readableAgent, readableStoredAgent, type StoredAgent } from './get-agent';
 
 // Agents are read far more often than they change (a new version, at most a
@@ -35,23 +34,13 @@ export interface AgentCatalogDeps {
 export const agentChangesChannel = (redisPrefix: string) => `${redisPrefix}:agent-changed`;
 
 export function createAgentCatalog({ db, redis, redisPrefix, ttlMs, logger }: AgentCatalogDeps): AgentCatalog {
-  const cache = new InvalidatedCache<StoredAgent>({ ttlMs, load: (id) => loadAgent(db, id) });
-  const channel = agentChangesChannel(redisPrefix);
-  let markLive: () => void = () => undefined;
-  const live = new Promise<void>((resolve) => (markLive = resolve));
-  const subscription = subscribeToInvalidations(
+  const cache = createSharedCache<StoredAgent>({
     redis,
-    channel,
-    {
-      onMessage: (agentId) => cache.evict(agentId),
-      onLive: () => {
-        cache.setLive(true);
-        markLive();
-      },
-      onBlind: () => cache.setLive(false),
-    },
-    logger.child({ component: 'agent-catalog' }),
-  );
+    channel: agentChangesChannel(redisPrefix),
+    ttlMs,
+    load: (id) => loadAgent(db, id),
+    logger: logger.child({ component: 'agent-catalog' }),
+  });
   return {
     async get(orgId, agentId) {
       return readableAgent(await cache.get(agentId), orgId, agentId);
@@ -59,11 +48,8 @@ export function createAgentCatalog({ db, redis, redisPrefix, ttlMs, logger }: Ag
     async stored(orgId, agentId) {
       return readableStoredAgent(await cache.get(agentId), orgId);
     },
-    async changed(agentId) {
-      cache.evict(agentId);
-      await redis.publish(channel, agentId);
-    },
-    whenLive: () => live,
-    close: () => subscription.close(),
+    changed: (agentId) => cache.changed(agentId),
+    whenLive: () => cache.whenLive(),
+    close: () => cache.close(),
   };
 }

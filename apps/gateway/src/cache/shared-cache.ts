@@ -1,0 +1,61 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { InvalidatedCache, type Loaded } from './invalidated-cache';
+import { subscribeToInvalidations } from './invalidation-channel';
+
+// An InvalidatedCache wired to a Redis channel of its own: the instance that
+// changes a row evicts it and publishes its key; every other instance's
+// subscriber evicts it too, and the cache keeps entries only briefly while
+// that subscriber is not live.
+
+export interface SharedCache<V> {
+  get(key: string): Promise<V | undefined>;
+  /** Call after committing a change: this instance forgets `key` now, every other one when the message arrives. */
+  changed(key: string): Promise<void>;
+  /** Resolves once the subscription is first confirmed (tests wait for it before relying on messages). */
+  whenLive(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SharedCacheOptions<V> {
+  redis: Redis;
+  channel: string;
+  /** How long a value is trusted while messages are received; 0 disables caching. */
+  ttlMs: number;
+  load(key: string): Promise<Loaded<V>>;
+  logger: Logger;
+}
+
+export function createSharedCache<V extends object>({
+  redis,
+  channel,
+  ttlMs,
+  load,
+  logger,
+}: SharedCacheOptions<V>): SharedCache<V> {
+  const cache = new InvalidatedCache<V>({ ttlMs, load });
+  let markLive: () => void = () => undefined;
+  const live = new Promise<void>((resolve) => (markLive = resolve));
+  const subscription = subscribeToInvalidations(
+    redis,
+    channel,
+    {
+      onMessage: (key) => cache.evict(key),
+      onLive: () => {
+        cache.setLive(true);
+        markLive();
+      },
+      onBlind: () => cache.setLive(false),
+    },
+    logger,
+  );
+  return {
+    get: (key) => cache.get(key),
+    async changed(key) {
+      cache.evict(key);
+      await redis.publish(channel, key);
+    },
+    whenLive: () => live,
+    close: () => subscription.close(),
+  };
+}
