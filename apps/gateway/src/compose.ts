@@ -5,6 +5,7 @@ import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createAssetFiles } from './assets/asset-files';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
 import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
@@ -55,6 +56,13 @@ export function createGatewayRuntime(
     ttlMs: config.CATALOG_CACHE_TTL_MS,
     logger,
   });
+  const assetFiles = createAssetFiles({
+    db,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    ttlMs: config.ASSET_CACHE_TTL_MS,
+    logger,
+  });
   const rateLimiter = createRateLimiter({
     redis,
     keyPrefix: `${config.REDIS_PREFIX}:rl`,
@@ -88,6 +96,7 @@ export function createGatewayRuntime(
     agents,
     pingStorage: () => storage.ping(),
     storage,
+    assetFiles,
     assetUrls,
     assetJobs,
     engine,
@@ -101,6 +110,7 @@ export function createGatewayRuntime(
     async close() {
       await authenticator.close();
       await agents.close();
+      await assetFiles.close();
       await assetJobs.close();
       await runQueues.close();
       await observed.close();

@@ -37,6 +37,8 @@ const GatewayEnv = z.object({
   API_KEY_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
   /** How long an agent read is served from memory. Changes are pushed to every instance through Redis; this bounds staleness only if that message is lost. */
   CATALOG_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
+  /** How long what a download needs of an asset is served from memory. Deletes are pushed to every instance through Redis; this bounds staleness only if that message is lost. 0 reads the row for every download. */
+  ASSET_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
   /** Ended runs kept in memory per instance for GET /runs/{id} (they never change again); 0 turns it off. */
   ENDED_RUN_CACHE_SIZE: envInt(0, 10_000_000).default(50_000),
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),

@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AssetJobProducer } from '@weft/queue';
+import type { AssetFiles } from './assets/asset-files';
 import type { AgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { Authenticator, RequestRateLimiter } from './http/guard';
@@ -24,6 +25,8 @@ export interface GatewayDeps {
   /** Resolves when object storage answers; used by /readyz. */
   pingStorage(): Promise<void>;
   storage: Storage;
+  /** What downloads need of an asset, cached and invalidated across instances. */
+  assetFiles: AssetFiles;
   /** URLs of asset files that work without credentials (presigned, or on the CDN). */
   assetUrls: UrlSigner;
   assetJobs: AssetJobProducer;

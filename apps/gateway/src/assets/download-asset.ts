@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { Db } from '@weft/db';
 import { AppError, BadRequestError, GoneError, NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import { extensionOf, RASTER_EXTENSIONS, traceToSvg, UnprocessableMediaError, type MediaExtension } from '@weft/media';
 import {
@@ -11,6 +10,7 @@ import {
   type ObjectStream,
   type Storage,
 } from '@weft/storage';
+import type { AssetFile, AssetFiles } from './asset-files';
 import { parseRange } from './byte-range';
 import { attachmentDisposition } from './filename';
 
@@ -64,64 +64,29 @@ function storageError(err: unknown): unknown {
  * deleted or when the object is gone. Streams from S3 with the stored
  * Content-Type and length; one Range is honoured (206), as S3 serves it.
  */
-// The download's only database work, in SQL through the pool Prisma shares:
-// an un-batched Prisma query costs about four times the CPU (see
-// shared/design/performance-facts.md), and every download pays for this one.
-const FIND_DOWNLOADABLE = {
-  name: 'assets_find_downloadable_v1',
-  text: `SELECT id, storage_key, content_type, size_bytes, filename, media_extension, downloaded, deleted_at
-           FROM assets
-          WHERE id = $1 AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
-};
-const MARK_DOWNLOADED = {
-  name: 'assets_mark_downloaded_v1',
-  text: `UPDATE assets SET downloaded = true, updated_at = now() WHERE id = $1 AND NOT downloaded`,
-};
-
-interface DownloadRow {
-  id: string;
-  storage_key: string;
-  content_type: string;
-  size_bytes: string;
-  filename: string | null;
-  media_extension: string;
-  downloaded: boolean;
-  deleted_at: Date | null;
-}
-
-/**
- * GET /assets/{id}/download. Owner, public or shared; 404 otherwise, 410 once
- * deleted or when the object is gone. Streams from S3 with the stored
- * Content-Type and length; one Range is honoured (206), as S3 serves it.
- */
 export async function downloadAsset(
-  db: Db,
+  files: AssetFiles,
   storage: Storage,
   limits: DownloadLimits,
   request: DownloadRequest,
   onError: (err: unknown) => void,
 ): Promise<Download> {
-  const { rows } = await db.pool.query<DownloadRow>({
-    ...FIND_DOWNLOADABLE,
-    values: [request.assetId, request.organizationId],
-  });
-  const row = rows[0];
-  if (!row) throw new NotFoundError('Asset');
-  if (row.deleted_at) throw new GoneError('Asset deleted');
+  const file = await files.readable(request.organizationId, request.assetId);
+  if (!file) throw new NotFoundError('Asset');
+  if (file.deleted) throw new GoneError('Asset deleted');
 
-  const extension = row.media_extension as MediaExtension;
+  const extension = file.mediaExtension as MediaExtension;
   let result: Download;
   if (request.svg) {
     if (!RASTER_EXTENSIONS.has(extension)) {
       throw new BadRequestError('svg=true converts raster images (png, jpg, jpeg, webp, avif, heic, heif) only');
     }
-    result = await traced(storage, row.storage_key, limits, displayName(row.filename, row.id, 'svg', true));
+    result = await traced(storage, file.storageKey, limits, displayName(file.filename, file.id, 'svg', true));
   } else {
-    const object = { storageKey: row.storage_key, contentType: row.content_type, size: Number(row.size_bytes) };
-    result = await streamed(storage, object, displayName(row.filename, row.id, extension), request);
+    result = await streamed(storage, file, displayName(file.filename, file.id, extension), request);
   }
   // The file is on its way: the flag need not hold the first byte back.
-  if (!row.downloaded) db.pool.query({ ...MARK_DOWNLOADED, values: [row.id] }).catch(onError);
+  files.markDownloaded(file, onError);
   return result;
 }
 
@@ -154,11 +119,11 @@ async function traced(storage: Storage, key: string, limits: DownloadLimits, nam
 
 async function streamed(
   storage: Storage,
-  row: { storageKey: string; contentType: string; size: number },
+  file: Pick<AssetFile, 'storageKey' | 'contentType' | 'size'>,
   name: string,
   request: DownloadRequest,
 ): Promise<Download> {
-  const size = row.size;
+  const size = file.size;
   // If-Range: the range applies only while the file is the one the client
   // has. An entity tag is compared with the object's; a date cannot be
   // checked against anything we keep, so the whole file is sent.
@@ -170,7 +135,7 @@ async function streamed(
   }
   let object: ObjectStream;
   try {
-    object = await openObject(storage, row.storageKey, range ? `bytes=${range.start}-${range.end}` : undefined);
+    object = await openObject(storage, file.storageKey, range ? `bytes=${range.start}-${range.end}` : undefined);
   } catch (err) {
     if (isInvalidRange(err)) {
       throw new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
@@ -180,11 +145,11 @@ async function streamed(
   if (range && ifRangeIsTag && object.eTag !== ifRange) {
     object.body.destroy();
     const { range: _range, ifRange: _ifRange, ...whole } = request;
-    return streamed(storage, row, name, whole);
+    return streamed(storage, file, name, whole);
   }
   const headers: Record<string, string> = {
     ...SAFE_HEADERS,
-    'Content-Type': row.contentType,
+    'Content-Type': file.contentType,
     'Content-Length': String(object.contentLength),
     'Content-Disposition': attachmentDisposition(name),
     'Accept-Ranges': 'bytes',

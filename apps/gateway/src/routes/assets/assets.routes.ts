@@ -89,7 +89,7 @@ export const downloadAssetRoute = defineRoute({
   },
   handler: async ({ deps, auth, params, query, req, res }) => {
     const download = await downloadAsset(
-      deps.db,
+      deps.assetFiles,
       deps.storage,
       { maxTraceBytes: deps.config.ASSET_MAX_UPLOAD_BYTES, maxPixels: deps.config.ASSET_MAX_IMAGE_PIXELS },
       {
@@ -125,8 +125,10 @@ export const deleteAssetRoute = defineRoute({
     404: { description: 'Not found, or owned by another organization (even if public)', schema: ErrorBody },
     410: { description: 'Already deleted', schema: ErrorBody },
   },
-  handler: async ({ deps, auth, params }) => {
-    await deleteAsset(deps.db, auth.organizationId, params.asset_id);
+  handler: async ({ deps, auth, params, req }) => {
+    await deleteAsset(deps.db, deps.assetFiles, auth.organizationId, params.asset_id, (err) =>
+      req.log.warn({ err }, 'could not broadcast the asset deletion'),
+    );
     return { status: 204 };
   },
 });
