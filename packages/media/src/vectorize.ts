@@ -8,8 +8,15 @@ type Trace = (file: Buffer, options: TraceOptions, done: (err: Error | null, svg
 
 // @gatsbyjs/potrace ships no types; this is the one function used, typed here
 // rather than by an ambient declaration every consumer's tsconfig would need.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { trace } = require('@gatsbyjs/potrace') as { trace: Trace };
+// Loaded on first use: it brings a whole image library (jimp) that would
+// otherwise sit in every gateway's heap, where each full garbage collection
+// marks it again, for an experimental option few requests use.
+let trace: Trace | undefined;
+function loadTrace(): Trace {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  trace ??= (require('@gatsbyjs/potrace') as { trace: Trace }).trace;
+  return trace;
+}
 
 /** Longest side the tracer works on: potrace's time grows with the pixel count. */
 const TRACE_SIZE = 1024;
@@ -35,7 +42,7 @@ export async function traceToSvg(input: Buffer, limits: ImageLimits): Promise<st
     throw new UnprocessableMediaError(err instanceof Error ? err.message : String(err));
   }
   return new Promise((resolve, reject) => {
-    trace(png, { turdSize: 2, optTolerance: 0.4 }, (err, svg) => {
+    loadTrace()(png, { turdSize: 2, optTolerance: 0.4 }, (err, svg) => {
       if (err || svg === undefined) reject(err ?? new Error('potrace produced nothing'));
       else resolve(svg);
     });
