@@ -17,7 +17,7 @@ async function main() {
   watchEvictionPolicy(runtime.deps.redis, logger);
   const app = createApp(runtime.deps);
 
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, { keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
   server.listen(config.PORT, config.HOST);
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') {

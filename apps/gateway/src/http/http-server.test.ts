@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { createHttpServer } from './http-server';
 
@@ -53,5 +53,54 @@ describe('createHttpServer', () => {
       body: JSON.stringify({ a: [1, 2] }),
     });
     expect(await res.json()).toEqual({ a: [1, 2] });
+  });
+});
+
+describe('createHttpServer keep-alive', () => {
+  const app = express();
+  app.get('/', (_req, res) => res.send('ok'));
+
+  async function listening(keepAliveTimeoutMs?: number) {
+    const server = createHttpServer(app, keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server;
+  }
+
+  /** Sends one keep-alive request on a raw socket; resolves with the socket once the answer has arrived. */
+  async function requestOnce(port: number): Promise<net.Socket> {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.on('data', (chunk: Buffer) => {
+        if (chunk.toString().endsWith('ok')) resolve();
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    });
+    return socket;
+  }
+
+  it('closes an idle connection after the configured time', async () => {
+    const server = await listening(1000);
+    try {
+      const socket = await requestOnce((server.address() as AddressInfo).port);
+      const started = Date.now();
+      await new Promise((resolve) => socket.once('close', resolve));
+      // Node checks its timeouts on a timer of its own, so "after" rather than "at".
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('keeps idle connections longer than a load balancer does, and waits as long for the next headers', async () => {
+    const server = await listening(65_000);
+    try {
+      expect(server.keepAliveTimeout).toBe(65_000);
+      expect(server.headersTimeout).toBeGreaterThan(65_000);
+      expect(server.headersTimeout).toBeLessThanOrEqual(server.requestTimeout);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -16,7 +16,17 @@ import type { Express } from 'express';
  * nothing to change. A bare Express route answers about 3× the requests per
  * second this way on this machine (ADR 0015).
  */
-export function createHttpServer(app: Express): http.Server {
+export interface HttpServerOptions {
+  /**
+   * How long an idle keep-alive connection is kept open. Longer than the idle
+   * timeout of the load balancer in front (60 s on AWS's ALB, for one):
+   * otherwise the balancer may send a request on a connection we are closing
+   * at that moment, and its client gets a 502. Node's default is 5 s.
+   */
+  keepAliveTimeoutMs?: number;
+}
+
+export function createHttpServer(app: Express, { keepAliveTimeoutMs }: HttpServerOptions = {}): http.Server {
   // Node's IncomingMessage and ServerResponse are plain constructor functions,
   // so they can initialise an object made from another function's prototype.
   // (Reflect.construct would work for classes too, but its objects are slower
@@ -31,11 +41,16 @@ export function createHttpServer(app: Express): http.Server {
     ServerResponse.call(this, ...args);
   }
   ExpressResponse.prototype = app.response;
-  return http.createServer(
+  const server = http.createServer(
     {
       IncomingMessage: ExpressRequest as unknown as typeof http.IncomingMessage,
       ServerResponse: ExpressResponse as unknown as typeof http.ServerResponse,
+      ...(keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: keepAliveTimeoutMs }),
     },
     app,
   );
+  // The next request's headers may take as long to arrive as the connection may idle.
+  if (keepAliveTimeoutMs !== undefined)
+    server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1000);
+  return server;
 }

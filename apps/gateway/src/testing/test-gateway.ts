@@ -62,7 +62,7 @@ async function buildTestGateway(
   const runtime = createGatewayRuntime({ ...config, DATABASE_POOL_SIZE: 5 }, logger, { redisOfflineQueue: true });
   const { deps } = runtime;
   const app = createApp(deps);
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, { keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   // Until Redis is ready the rate limiter counts in memory; tests expect the shared counters from the first request.
   await deps.redis.ping();
