@@ -42,8 +42,8 @@ const GatewayEnv = z.object({
   /** Ended runs kept in memory per instance for GET /runs/{id} (they never change again); 0 turns it off. */
   ENDED_RUN_CACHE_SIZE: envInt(0, 10_000_000).default(50_000),
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
-  /** How long an idle keep-alive connection stays open: longer than the idle timeout of the load balancer in front (60 s on AWS's ALB). */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 3_600_000).default(65_000),
+  /** How long an idle keep-alive connection stays open: longer than the idle timeout of the load balancer in front (60 s on AWS's ALB). At most 290 s: the next request's headers get a second more, within Node's 300 s request timeout. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 290_000).default(65_000),
   TRUST_PROXY: envBool().default(false),
   LOG_LEVEL: envLogLevel().default('info'),
   /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */
