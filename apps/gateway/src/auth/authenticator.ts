@@ -5,13 +5,14 @@ import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
+import { followInvalidations } from '../cache/shared-cache';
 import type { AuthContext } from '../http/auth-context';
 import type { Authenticator } from '../http/guard';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 import { apiKeyMatches, parseApiKey } from './api-key-format';
 import { verifyJwt } from './jwt';
 import { KnownOrganizations } from './known-organizations';
-import { subscribeToRevocations } from './revocation';
+import { revocationChannel } from './revocation';
 
 // Who is calling (interface.md 5, extensions.md 1–2). Nothing here may log a key
 // or token: log lines carry at most the public key prefix.
@@ -69,21 +70,7 @@ export function createAuthenticator({ db, redis, config, logger }: Authenticator
       }
     },
   });
-  let markLive: () => void = () => undefined;
-  const live = new Promise<void>((resolve) => (markLive = resolve));
-  const subscription = subscribeToRevocations(
-    redis,
-    config.REDIS_PREFIX,
-    {
-      onRevoked: (prefix) => cache.evict(prefix),
-      onLive: () => {
-        cache.setLive(true);
-        markLive();
-      },
-      onBlind: () => cache.setLive(false),
-    },
-    log,
-  );
+  const revocations = followInvalidations(cache, redis, revocationChannel(config.REDIS_PREFIX), log);
   // Hashed once so that the comparison is constant-time whatever the presented length.
   const adminTokenHash = config.ADMIN_TOKEN ? sha256(config.ADMIN_TOKEN) : undefined;
 
@@ -152,8 +139,8 @@ export function createAuthenticator({ db, redis, config, logger }: Authenticator
       cache.evict(prefix);
     },
 
-    whenLive: () => live,
+    whenLive: () => revocations.whenLive(),
 
-    close: () => subscription.close(),
+    close: () => revocations.close(),
   };
 }

@@ -12,7 +12,6 @@ export interface SharedCache<V> {
   get(key: string): Promise<V | undefined>;
   /** Call after committing a change: this instance forgets `key` now, every other one when the message arrives. */
   changed(key: string): Promise<void>;
-  /** Resolves once the subscription is first confirmed (tests wait for it before relying on messages). */
   whenLive(): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,14 +25,23 @@ export interface SharedCacheOptions<V> {
   logger: Logger;
 }
 
-export function createSharedCache<V extends object>({
-  redis,
-  channel,
-  ttlMs,
-  load,
-  logger,
-}: SharedCacheOptions<V>): SharedCache<V> {
-  const cache = new InvalidatedCache<V>({ ttlMs, load });
+/** A cache that follows a channel: its subscription, and when it was first confirmed. */
+export interface FollowedChannel {
+  /** Resolves once the subscription is first confirmed (tests wait for it before relying on messages). */
+  whenLive(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Subscribes `cache` to `channel`: every message evicts the key it names, and
+ * the cache knows whether messages can be missed (InvalidatedCache.setLive).
+ */
+export function followInvalidations(
+  cache: Pick<InvalidatedCache<object>, 'evict' | 'setLive'>,
+  redis: Redis,
+  channel: string,
+  logger: Logger,
+): FollowedChannel {
   let markLive: () => void = () => undefined;
   const live = new Promise<void>((resolve) => (markLive = resolve));
   const subscription = subscribeToInvalidations(
@@ -49,13 +57,25 @@ export function createSharedCache<V extends object>({
     },
     logger,
   );
+  return { whenLive: () => live, close: () => subscription.close() };
+}
+
+export function createSharedCache<V extends object>({
+  redis,
+  channel,
+  ttlMs,
+  load,
+  logger,
+}: SharedCacheOptions<V>): SharedCache<V> {
+  const cache = new InvalidatedCache<V>({ ttlMs, load });
+  const followed = followInvalidations(cache, redis, channel, logger);
   return {
     get: (key) => cache.get(key),
     async changed(key) {
       cache.evict(key);
       await redis.publish(channel, key);
     },
-    whenLive: () => live,
-    close: () => subscription.close(),
+    whenLive: () => followed.whenLive(),
+    close: () => followed.close(),
   };
 }
