@@ -4,19 +4,22 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { S3Settings } from '@weft/devstack';
 import { Upload } from '@aws-sdk/lib-storage';
-import { createStorage, createUrlSigner, openObject, type Storage, type UrlSigner } from '@weft/storage';
-import { cpuMicros, freePort, minorFaults, startTs, waitFor } from './lib/proc';
+import { createStorage, createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
+import { cpuMicros, freePort, minorFaults, startBuilt, startTs, waitFor } from './lib/proc';
 import { profileArgs, startBenchStack } from './lib/stack';
 
 // `npm run bench:assets`: uploads and downloads through the real gateway
 // beside a ceiling measured in the same run: the same bytes written straight
 // to the same S3 endpoint with @aws-sdk/lib-storage, and read back with a
-// plain GET of a presigned URL (openObject, as the gateway reads). Also the
+// plain GET of a presigned URL by the same client code that reads through the
+// gateway and the relay (Node's http client), so that the paths differ only
+// in what stands between the client and the store. Also the
 // gateway's peak resident memory during a 1 GiB upload, which must stay flat
 // because the file is streamed, never buffered. Downloads are also read
 // through a bare TCP relay (tcp-relay.ts), the floor of any gateway that
 // relays: on two cores the client, the store and the relay share the CPU, so
 // what the relay reaches is the most a relaying gateway can reach in that run.
+// The gateway runs from dist/, as its image runs it.
 // Figures swing between runs; the ratios are what matter.
 
 const MiB = 1024 * 1024;
@@ -162,14 +165,12 @@ async function libStorageUpload(storage: Storage, key: string, total: number): P
   await upload.done();
 }
 
-async function s3Download(storage: Storage, key: string, expected: number): Promise<void> {
-  const { body } = await openObject(storage, key);
-  let size = 0;
-  for await (const c of body) size += (c as Buffer).length;
-  if (size !== expected) throw new Error(`S3 read: ${size} of ${expected} bytes`);
-}
-
+const storeAgent = new http.Agent({ keepAlive: true });
 const relayAgent = new http.Agent({ keepAlive: true });
+
+async function s3Download(signer: UrlSigner, key: string, expected: number): Promise<void> {
+  await getExpecting(await signer.urlFor(key), { agent: storeAgent }, expected, 'S3 read');
+}
 
 /**
  * The ceiling's read through the TCP relay: the same presigned GET, sent to
@@ -274,7 +275,7 @@ async function main() {
   const relay = await startRelay(stack.s3.endpoint);
   relayPid = relay.pid;
   const port = await freePort();
-  const gateway = startTs(
+  const gateway = await startBuilt(
     'apps/gateway/src/main.ts',
     {
       ...stack.serviceEnv,
@@ -319,7 +320,7 @@ async function main() {
       await libStorageUpload(storage, warmKeys[i]!, SMALL_BYTES);
     });
     await inParallel(WARMUP_DOWNLOADS, CONCURRENCY, async (i) => {
-      await s3Download(storage, warmKeys[i % WARMUP_FILES]!, SMALL_BYTES);
+      await s3Download(signer, warmKeys[i % WARMUP_FILES]!, SMALL_BYTES);
       await gatewayDownload(base, apiKey, warmIds[i % WARMUP_FILES]!, SMALL_BYTES);
       await relayDownload(signer, relay.port, warmKeys[i % WARMUP_FILES]!, SMALL_BYTES);
     });
@@ -373,7 +374,7 @@ async function main() {
       await alternatingRounds(smallTotal, [
         [
           `download ${small}: ceiling`,
-          () => inParallel(SMALL_COUNT, CONCURRENCY, (i) => s3Download(storage, ceilingKeys[i]!, SMALL_BYTES)),
+          () => inParallel(SMALL_COUNT, CONCURRENCY, (i) => s3Download(signer, ceilingKeys[i]!, SMALL_BYTES)),
         ],
         [
           `download ${small}: gateway`,
@@ -390,7 +391,7 @@ async function main() {
     );
     phases.push(
       await alternatingRounds(LARGE_BYTES, [
-        [`download ${large}: ceiling`, () => s3Download(storage, 'ceiling/large', LARGE_BYTES)],
+        [`download ${large}: ceiling`, () => s3Download(signer, 'ceiling/large', LARGE_BYTES)],
         [`download ${large}: gateway`, () => gatewayDownload(base, apiKey, largeId, LARGE_BYTES)],
         [`download ${large}: TCP relay`, () => relayDownload(signer, relay.port, 'ceiling/large', LARGE_BYTES)],
       ]),

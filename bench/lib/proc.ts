@@ -22,6 +22,33 @@ export function startTs(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[
   });
 }
 
+let built: Promise<unknown> | undefined;
+
+/**
+ * A process as its container image runs it (infra/docker/Dockerfile's CMD:
+ * `node --enable-source-maps dist/<entry>.js`), from dist/ bundled once per
+ * benchmark run by scripts/build.ts (about a second). Under tsx the gateway
+ * also carries the loader and its transpiled sources: a larger heap for every
+ * full collection to mark.
+ */
+export async function startBuilt(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  built ??= runTsForOutput('scripts/build.ts', {});
+  await built;
+  return spawn(
+    process.execPath,
+    [...nodeArgs, '--enable-source-maps', path.join('dist', entry.replace(/\.ts$/, '.js'))],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+}
+
 /** Stops a child with SIGTERM and waits for it to exit (SIGKILL after `graceMs`). */
 export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

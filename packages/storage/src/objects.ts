@@ -18,33 +18,48 @@ export interface ObjectStream {
  * HTTP Range syntax S3 takes as is). Errors look like the SDK's (name and
  * `$metadata.httpStatusCode`), so errors.ts tells them apart the same way.
  *
- * A plain GET of a presigned URL (plain-http.ts) rather than the SDK's
- * GetObjectCommand. Signing is one HMAC chain, remembered per key for a
- * while (createUrlSigner).
+ * A plain GET of a presigned URL rather than the SDK's GetObjectCommand,
+ * read by object-reader.ts: the body's chunks are the connection's own, not
+ * copies made by Node's http client (ADR 0017). A store that frames the body
+ * otherwise is read again through the http client (plain-http.ts). Signing
+ * is one HMAC chain, remembered per key for a while (createUrlSigner).
  */
 export async function openObject(storage: Storage, key: string, range?: string): Promise<ObjectStream> {
   const url = new URL(await readSignerOf(storage).urlFor(key));
+  const headers: Record<string, string> = range ? { Range: range } : {};
+  const what = `S3 read of ${key}`;
+  const res = await storage.reader.get(url, headers, what);
+  if (!res) return openThroughHttpClient(storage, url, headers, what);
+  if (res.status !== 200 && res.status !== 206) throw await storageHttpError(res.status, res.body);
+  return objectStream(res.body, res.headers);
+}
+
+function openThroughHttpClient(
+  storage: Storage,
+  url: URL,
+  headers: Record<string, string>,
+  what: string,
+): Promise<ObjectStream> {
   return new Promise<ObjectStream>((resolve, reject) => {
-    const req = requestStore(
-      storage,
-      url,
-      { method: 'GET', headers: range ? { Range: range } : {} },
-      `S3 read of ${key}`,
-    );
+    const req = requestStore(storage, url, { method: 'GET', headers }, what);
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200 && status !== 206) {
-        storageHttpError(res).then(reject, reject);
+        storageHttpError(status, res).then(reject, reject);
         return;
       }
-      const result: ObjectStream = { body: res, contentLength: Number(res.headers['content-length'] ?? 0) };
-      if (res.headers['content-range']) result.contentRange = res.headers['content-range'];
-      if (res.headers.etag) result.eTag = res.headers.etag;
-      resolve(result);
+      resolve(objectStream(res, res.headers as Record<string, string | undefined>));
     });
     req.on('error', reject);
     req.end();
   });
+}
+
+function objectStream(body: Readable, headers: Record<string, string | undefined>): ObjectStream {
+  const result: ObjectStream = { body, contentLength: Number(headers['content-length'] ?? 0) };
+  if (headers['content-range']) result.contentRange = headers['content-range'];
+  if (headers.etag) result.eTag = headers.etag;
+  return result;
 }
 
 /** How long the URLs our own reads sign stay valid; they are used at once. */

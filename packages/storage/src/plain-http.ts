@@ -9,7 +9,7 @@ import type { Storage } from './s3-storage';
 // agents, the idle timeout, and errors shaped like the SDK's.
 
 /** Idle for this long (no answer, or a body that stopped flowing): the store is unavailable. */
-const IDLE_TIMEOUT_MS = 30_000;
+export const STORE_IDLE_TIMEOUT_MS = 30_000;
 
 /** A request to a presigned URL on the storage's keep-alive agents, failing as the SDK would. */
 export function requestStore(
@@ -25,7 +25,7 @@ export function requestStore(
     agent: secure ? storage.agents.https : storage.agents.http,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  req.setTimeout(IDLE_TIMEOUT_MS, () =>
+  req.setTimeout(STORE_IDLE_TIMEOUT_MS, () =>
     req.destroy(Object.assign(new Error(`${what} timed out`), { name: 'TimeoutError' })),
   );
   return req;
@@ -42,10 +42,10 @@ export class StorageHttpError extends Error {
 }
 
 /** The error an S3 error answer stands for: its status, and the `<Code>` of its XML body (read up to 64 KiB). */
-export async function storageHttpError(res: http.IncomingMessage): Promise<StorageHttpError> {
+export async function storageHttpError(status: number, body: AsyncIterable<unknown>): Promise<StorageHttpError> {
   let text = '';
-  for await (const chunk of res) {
+  for await (const chunk of body) {
     if (text.length < 64 * 1024) text += String(chunk);
   }
-  return new StorageHttpError(res.statusCode ?? 0, /<Code>([^<]+)<\/Code>/.exec(text)?.[1]);
+  return new StorageHttpError(status, /<Code>([^<]+)<\/Code>/.exec(text)?.[1]);
 }

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { HeadBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { createObjectReader, type ObjectReader } from './object-reader';
+import { STORE_IDLE_TIMEOUT_MS } from './plain-http';
 
 export interface StorageConfig {
   endpoint?: string;
@@ -24,6 +26,8 @@ export interface Storage {
   config: StorageConfig;
   /** Keep-alive agents of the plain requests to presigned URLs (plain-http.ts), for http: and https: endpoints. */
   agents: { http: http.Agent; https: https.Agent };
+  /** Object reads (openObject), on connections of their own (object-reader.ts). */
+  reader: ObjectReader;
   /** Resolves when the bucket answers; used by readiness probes. */
   ping(): Promise<void>;
   close(): void;
@@ -45,6 +49,7 @@ export function createStorage(config: StorageConfig): Storage {
   if (config.endpoint) clientConfig.endpoint = config.endpoint;
   const client = new S3Client(clientConfig);
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const reader = createObjectReader({ timeoutMs: STORE_IDLE_TIMEOUT_MS });
   const bucket = config.bucket;
   return {
     client,
@@ -54,8 +59,10 @@ export function createStorage(config: StorageConfig): Storage {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
     agents,
+    reader,
     close() {
       client.destroy();
+      reader.close();
       agents.http.destroy();
       agents.https.destroy();
     },

@@ -99,7 +99,7 @@ async function putOnce(storage: Storage, upload: StreamUpload, chunks: Buffer[],
         res.on('end', resolve);
         res.on('error', reject);
       } else {
-        storageHttpError(res).then(reject, reject);
+        storageHttpError(res.statusCode ?? 0, res).then(reject, reject);
       }
     });
     req.on('error', reject);

@@ -167,7 +167,7 @@ describe('GET /assets/{id}/download', () => {
       );
     }
 
-    const busyStoreSockets = () => Object.values(gw.deps.storage.agents.http.sockets).flat().length;
+    const busyStoreSockets = () => gw.deps.storage.reader.connections().busy;
 
     test('a client that hangs up mid-file releases the read from the store', async () => {
       let busyAtHangUp = -1;

@@ -1,0 +1,320 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { isStorageUnavailable } from './errors';
+import { createObjectReader, type ObjectReader } from './object-reader';
+import { openObject } from './objects';
+import { createStorage } from './s3-storage';
+
+// The object reader's handling of HTTP/1.1 on the wire, against real servers
+// on loopback: plain Node http servers for ordinary answers, and raw TCP
+// servers for what a store may do that Node's server never does (close a
+// kept-alive connection as a request arrives, cut a body short, send bytes
+// past it). Reads from a real S3 server are in storage.int.test.ts.
+
+const BODY = Buffer.from('0123456789'.repeat(20_000));
+
+async function listen(server: net.Server): Promise<URL> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return new URL(`http://127.0.0.1:${port}/bucket/key?X-Amz-Signature=abc`);
+}
+
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const servers: net.Server[] = [];
+const readers: ObjectReader[] = [];
+
+function track<S extends net.Server>(server: S): S {
+  servers.push(server);
+  return server;
+}
+
+function reader(options: Partial<Parameters<typeof createObjectReader>[0]> = {}): ObjectReader {
+  const created = createObjectReader({ timeoutMs: 5_000, ...options });
+  readers.push(created);
+  return created;
+}
+
+/** A Node http server answering BODY (or the requested range); counts the connections it accepted. */
+function bodyServer(): { server: http.Server; connections: () => number; requests: http.IncomingMessage[] } {
+  let connections = 0;
+  const requests: http.IncomingMessage[] = [];
+  const server = track(
+    http.createServer((req, res) => {
+      requests.push(req);
+      const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      if (range) {
+        const [start, end] = [Number(range[1]), Number(range[2])];
+        res.writeHead(206, {
+          'Content-Range': `bytes ${start}-${end}/${BODY.length}`,
+          'Content-Length': end - start + 1,
+          ETag: '"e1"',
+        });
+        res.end(BODY.subarray(start, end + 1));
+        return;
+      }
+      res.writeHead(200, { 'Content-Length': BODY.length, ETag: '"e1"' });
+      res.end(BODY);
+    }),
+  );
+  server.on('connection', () => connections++);
+  return { server, connections: () => connections, requests };
+}
+
+afterEach(async () => {
+  for (const r of readers.splice(0)) r.close();
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          (s as http.Server).closeAllConnections?.();
+          s.close(() => resolve());
+        }),
+    ),
+  );
+});
+
+test('reads a whole body and a range, sending the Host and headers given, over one kept-alive connection', async () => {
+  const { server, connections, requests } = bodyServer();
+  const url = await listen(server);
+  const r = reader();
+
+  const whole = await r.get(url, {}, 'read');
+  expect(whole!.status).toBe(200);
+  expect(whole!.headers.etag).toBe('"e1"');
+  expect((await readAll(whole!.body)).equals(BODY)).toBe(true);
+
+  const part = await r.get(url, { Range: 'bytes=10-19' }, 'read');
+  expect(part!.status).toBe(206);
+  expect(part!.headers['content-range']).toBe(`bytes 10-19/${BODY.length}`);
+  expect((await readAll(part!.body)).toString()).toBe('0123456789');
+
+  expect(connections()).toBe(1);
+  expect(requests[0]!.url).toBe('/bucket/key?X-Amz-Signature=abc');
+  expect(requests[0]!.headers.host).toBe(url.host);
+  expect(requests[1]!.headers.range).toBe('bytes=10-19');
+  expect(r.connections()).toEqual({ busy: 0, idle: 1 });
+});
+
+test('a connection the store closes as the next request arrives is replaced, and the read succeeds', async () => {
+  let connections = 0;
+  const server = track(
+    net.createServer((socket) => {
+      connections++;
+      let requests = 0;
+      socket.on('data', () => {
+        requests++;
+        // The first connection answers once, then hangs up on the next request.
+        if (connections === 1 && requests === 2) socket.destroy();
+        else socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello`);
+      });
+    }),
+  );
+  const url = await listen(server);
+  const r = reader();
+  expect((await readAll((await r.get(url, {}, 'read'))!.body)).toString()).toBe('hello');
+  expect((await readAll((await r.get(url, {}, 'read'))!.body)).toString()).toBe('hello');
+  expect(connections).toBe(2);
+});
+
+test('a connection the store closed while idle leaves the pool', async () => {
+  const { server, connections } = bodyServer();
+  server.keepAliveTimeout = 50;
+  const url = await listen(server);
+  const r = reader();
+  await readAll((await r.get(url, {}, 'read'))!.body);
+  expect(r.connections()).toEqual({ busy: 0, idle: 1 });
+  // Node's server closes an idle connection within about a second of its keep-alive timeout.
+  for (let waited = 0; r.connections().idle > 0 && waited < 5_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+  expect((await readAll((await r.get(url, {}, 'read'))!.body)).equals(BODY)).toBe(true);
+  expect(connections()).toBe(2);
+});
+
+test('an idle connection is closed after keepIdleMs, before the store would close it', async () => {
+  const { server } = bodyServer();
+  let closedByUs = false;
+  server.on('connection', (socket) => socket.on('end', () => (closedByUs = true)));
+  const r = reader({ keepIdleMs: 100 });
+  await readAll((await r.get(await listen(server), {}, 'read'))!.body);
+  expect(r.connections().idle).toBe(1);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+  expect(closedByUs).toBe(true);
+});
+
+test('a head that arrives a byte at a time is read', async () => {
+  const answer = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Multi: a\r\nX-Multi: b\r\n\r\nabc');
+  const server = track(
+    net.createServer((socket) => {
+      socket.once('data', async () => {
+        for (const byte of answer) {
+          socket.write(Buffer.from([byte]));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      });
+    }),
+  );
+  const res = await reader().get(await listen(server), {}, 'read');
+  expect(res!.headers['x-multi']).toBe('a, b');
+  expect((await readAll(res!.body)).toString()).toBe('abc');
+});
+
+test('a body cut short fails with an error that counts as the store being unavailable', async () => {
+  const server = track(
+    net.createServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n');
+        socket.end(Buffer.alloc(1000));
+      });
+    }),
+  );
+  const res = await reader().get(await listen(server), {}, 'read');
+  const err = await readAll(res!.body).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(Error);
+  expect((err as Error).message).toMatch(/99000 bytes short/);
+  expect(isStorageUnavailable(err)).toBe(true);
+});
+
+test('bytes past the Content-Length are not delivered, and that connection is not used again', async () => {
+  const server = track(
+    net.createServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcEXTRA'));
+    }),
+  );
+  const r = reader();
+  const res = await r.get(await listen(server), {}, 'read');
+  expect((await readAll(res!.body)).toString()).toBe('abc');
+  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+});
+
+test('a body destroyed before its end closes its connection', async () => {
+  const { server } = bodyServer();
+  const r = reader();
+  const res = await r.get(await listen(server), {}, 'read');
+  res!.body.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+});
+
+test('a store that stops sending fails the read with a TimeoutError', async () => {
+  const server = track(
+    net.createServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'));
+    }),
+  );
+  const res = await reader({ timeoutMs: 200 }).get(await listen(server), {}, 'read');
+  const err = await readAll(res!.body).catch((e: unknown) => e);
+  expect((err as Error).name).toBe('TimeoutError');
+  expect(isStorageUnavailable(err)).toBe(true);
+});
+
+test('a store that cannot be reached fails as unavailable', async () => {
+  const server = track(net.createServer());
+  const url = await listen(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  servers.splice(servers.indexOf(server), 1);
+  const err = await reader()
+    .get(url, {}, 'read')
+    .catch((e: unknown) => e);
+  expect((err as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  expect(isStorageUnavailable(err)).toBe(true);
+});
+
+test('a header value with a line break is refused before anything is sent', async () => {
+  const { server, connections } = bodyServer();
+  const url = await listen(server);
+  await expect(reader().get(url, { Range: 'bytes=0-1\r\nX-Injected: 1' }, 'read')).rejects.toThrow(TypeError);
+  expect(connections()).toBe(0);
+});
+
+test('a chunked answer is left to the http client: openObject still reads the whole object', async () => {
+  const server = track(
+    http.createServer((_req, res) => {
+      res.writeHead(200, { 'Transfer-Encoding': 'chunked', ETag: '"c"' });
+      res.write(BODY.subarray(0, 1000));
+      res.end(BODY.subarray(1000));
+    }),
+  );
+  const url = await listen(server);
+  expect(await reader().get(url, {}, 'read')).toBeUndefined();
+
+  const storage = createStorage({
+    endpoint: url.origin,
+    region: 'us-east-1',
+    bucket: 'bucket',
+    accessKeyId: 'id',
+    secretAccessKey: 'secret',
+    forcePathStyle: true,
+  });
+  try {
+    const object = await openObject(storage, 'key');
+    expect(object.eTag).toBe('"c"');
+    expect((await readAll(object.body)).equals(BODY)).toBe(true);
+  } finally {
+    storage.close();
+  }
+});
+
+test('reads over TLS, checking the certificate, and keeps the connection', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'weft-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-days',
+        '1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const cert = readFileSync(path.join(dir, 'cert.pem'));
+    let connections = 0;
+    const server = track(
+      https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert }, (_req, res) => {
+        res.writeHead(200, { 'Content-Length': BODY.length });
+        res.end(BODY);
+      }),
+    );
+    server.on('secureConnection', () => connections++);
+    const { port } = await listen(server);
+    const url = new URL(`https://localhost:${port}/bucket/key`);
+
+    const trusting = reader({ tls: { ca: cert } });
+    expect((await readAll((await trusting.get(url, {}, 'read'))!.body)).equals(BODY)).toBe(true);
+    expect((await readAll((await trusting.get(url, {}, 'read'))!.body)).equals(BODY)).toBe(true);
+    expect(connections).toBe(1);
+
+    // Without the CA the self-signed certificate is refused.
+    const err = await reader()
+      .get(url, {}, 'read')
+      .catch((e: unknown) => e);
+    expect((err as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
