@@ -44,6 +44,8 @@ const GatewayEnv = z.object({
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
   /** How long an idle keep-alive connection stays open: longer than the idle timeout of the load balancer in front (60 s on AWS's ALB). At most 290 s: the next request's headers get a second more, within Node's 300 s request timeout. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 290_000).default(65_000),
+  /** How far (in %) V8 lets the old generation grow past what a full collection kept before the next one; 0 leaves it to V8's heuristics, which under load could trigger one every 150–200 ms (ADR 0018). */
+  GC_HEAP_GROWING_PERCENT: envInt(0, 400).default(60),
   TRUST_PROXY: envBool().default(false),
   LOG_LEVEL: envLogLevel().default('info'),
   /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */

@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { runProbe } from '../testing/probe-process';
 
 // Tracing costs nothing unless configured: without an OTLP endpoint the SDK,
 // its exporters and the http instrumentation are never even loaded. Checked
 // in a fresh Node process (jest keeps a module registry of its own), loading
 // each app's modules the way its main.ts does, tracing module first.
-
-const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 const PROBE = `
   const [tracing, ...modules] = JSON.parse(process.argv[1]);
@@ -28,20 +24,7 @@ const APPS = {
 };
 
 async function probe(modules: string[], env: Record<string, string>) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', '-e', PROBE, JSON.stringify(modules)],
-    {
-      cwd: REPO_ROOT,
-      // Enough for the config to be valid: nothing connects while modules load.
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: 'postgresql://u@127.0.0.1:1/db',
-        REDIS_URL: 'redis://127.0.0.1:1',
-        ...env,
-      },
-    },
-  );
+  const stdout = await runProbe(PROBE, { args: [JSON.stringify(modules)], env });
   return JSON.parse(stdout) as { packages: string[]; httpPatched: boolean };
 }
 
