@@ -155,8 +155,10 @@ test('an idle connection is closed after keepIdleMs, before the store would clos
   expect(closedByUs).toBe(true);
 });
 
-test('a head that arrives a byte at a time is read', async () => {
-  const answer = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Multi: a\r\nX-Multi: b\r\n\r\nabc');
+test('a head that arrives a byte at a time is read, whatever its header names', async () => {
+  const answer = Buffer.from(
+    'HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Multi: a\r\nX-Multi: b\r\nConstructor: c\r\n__proto__: p\r\n\r\nabc',
+  );
   const server = track(
     net.createServer((socket) => {
       socket.once('data', async () => {
@@ -169,6 +171,8 @@ test('a head that arrives a byte at a time is read', async () => {
   );
   const res = await reader().get(await listen(server), {}, 'read');
   expect(res!.headers['x-multi']).toBe('a, b');
+  expect(res!.headers.constructor).toBe('c');
+  expect(res!.headers['__proto__']).toBe('p');
   expect((await readAll(res!.body)).toString()).toBe('abc');
 });
 

@@ -183,13 +183,14 @@ function parseHead(text: string): Head | undefined {
   const [statusLine = '', ...lines] = text.split('\r\n');
   const status = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(statusLine);
   if (!status) return undefined;
-  const headers: Record<string, string> = {};
+  // No prototype: a header named `constructor` or `__proto__` is just a header.
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const line of lines) {
     const colon = line.indexOf(':');
     if (colon <= 0) return undefined;
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   const declared = headers['content-length'];
   const length =
