@@ -25,8 +25,6 @@ export interface ObjectReaderOptions {
   timeoutMs: number;
   /** How long an idle connection is kept for the next read (below the store's own idle timeout). */
   keepIdleMs?: number;
-  /** Idle connections kept per store origin. */
-  maxIdlePerOrigin?: number;
   /** TLS options for https: endpoints (tests pass a CA). */
   tls?: tls.ConnectionOptions;
 }
@@ -44,11 +42,12 @@ export interface ObjectReader {
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
+/** Idle connections kept per store origin: as many as reads commonly overlap. */
+const MAX_IDLE_PER_ORIGIN = 32;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
   const keepIdleMs = options.keepIdleMs ?? 4_000;
-  const maxIdle = options.maxIdlePerOrigin ?? 32;
   const idle = new Map<string, net.Socket[]>();
   const open = new Set<net.Socket>();
   const idleHandlers = new WeakMap<net.Socket, () => void>();
@@ -97,7 +96,7 @@ export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
 
   function release(url: URL, socket: net.Socket): void {
     const list = idle.get(url.origin) ?? [];
-    if (closed || list.length >= maxIdle || socket.destroyed) {
+    if (closed || list.length >= MAX_IDLE_PER_ORIGIN || socket.destroyed) {
       socket.destroy();
       return;
     }
