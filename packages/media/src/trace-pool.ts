@@ -1,0 +1,208 @@
+import { Worker } from 'node:worker_threads';
+import { UnprocessableMediaError } from './image';
+
+// potrace is plain JavaScript: about three seconds of CPU for a 1024-pixel
+// noise image, and a few hundred megabytes of heap. On the gateway's event
+// loop that held up every other request, so traces run on worker threads,
+// one at a time per process; the rest wait their turn in a queue.
+//
+// As in heic.ts, the worker is evaluated from source and requires the package
+// by the path resolved here: the same in the sources (tests, tsx) and in the
+// esbuild bundle, where third-party packages stay in node_modules and a
+// worker entry file of our own would need an entry point of its own.
+
+/** potrace's settings; a plain object, since it is copied to the worker. */
+export interface TraceOptions {
+  turdSize?: number;
+  optTolerance?: number;
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { trace } = require(workerData.modulePath);
+parentPort.on('message', ({ png, options }) => {
+  // A Buffer arrives as a Uint8Array; potrace's image reader wants a Buffer.
+  trace(Buffer.from(png.buffer, png.byteOffset, png.byteLength), options, (err, svg) => {
+    if (err || typeof svg !== 'string') {
+      parentPort.postMessage({ error: String(err && err.message ? err.message : err || 'potrace produced nothing') });
+    } else {
+      parentPort.postMessage({ svg });
+    }
+  });
+});
+`;
+
+/**
+ * Traces at once per process: one. The gateway's pod is given 512 MiB
+ * (infra/k8s), of which the gateway itself holds about half; and
+ * os.availableParallelism() reports the host's cores, not the pod's CPU limit.
+ */
+export const TRACE_CONCURRENCY = 1;
+
+export interface TracePoolSettings {
+  /** A worker left idle this long is ended (and its heap returned); the next trace starts another. */
+  idleMs: number;
+  /**
+   * Heap of one worker. Line art and logos, what the conversion is for, trace
+   * in tens of megabytes; a 1024-pixel noise image, about the worst case at the
+   * tracer's size, peaks near 450 MB. Beyond the limit the worker is ended and
+   * the image refused as too complex (400), instead of the pod running out.
+   */
+  maxOldGenerationSizeMb: number;
+}
+
+const DEFAULT_SETTINGS: TracePoolSettings = { idleMs: 30_000, maxOldGenerationSizeMb: 192 };
+
+interface Job {
+  resolve(svg: string): void;
+  reject(err: Error): void;
+}
+
+interface PooledWorker {
+  worker: Worker;
+  job?: Job;
+  /** What the worker reported before it exited ('error' comes before 'exit'). */
+  failure?: Error;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * At most `size` traces at a time, each on a worker thread kept for the next
+ * one; callers beyond that wait in a first-in first-out queue. The queue has
+ * no bound of its own: a waiting caller holds a closure, and the image it
+ * waits with is held by its caller anyway.
+ */
+export class TracePool {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly idle: PooledWorker[] = [];
+  private readonly settings: TracePoolSettings;
+  private handed = 0;
+
+  constructor(
+    readonly size: number,
+    settings: Partial<TracePoolSettings> = {},
+  ) {
+    if (!(size >= 1)) throw new RangeError('a trace pool needs at least one slot');
+    this.settings = { ...DEFAULT_SETTINGS, ...settings };
+  }
+
+  /** Traces running or about to (their slot taken). */
+  get running(): number {
+    return this.active;
+  }
+
+  /** Traces handed to a worker so far (for tests and diagnostics). */
+  get traced(): number {
+    return this.handed;
+  }
+
+  /** Callers waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Takes a slot (waiting for one if all are taken), runs `prepare` (the
+   * decoding, so that the pool bounds decoded images too) and traces the PNG
+   * it returns on a worker thread.
+   */
+  async run(prepare: () => Promise<Buffer>, options: TraceOptions): Promise<string> {
+    await this.acquire();
+    try {
+      const png = await prepare();
+      return await this.trace(png, options);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Ends the idle workers (a busy one is ended when its trace is done and it idles out). */
+  async close(): Promise<void> {
+    const idle = this.idle.splice(0);
+    await Promise.all(
+      idle.map((w) => {
+        clearTimeout(w.idleTimer);
+        return w.worker.terminate();
+      }),
+    );
+  }
+
+  private acquire(): Promise<void> {
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next caller: `active` stays as it is.
+    if (next) next();
+    else this.active--;
+  }
+
+  private trace(png: Buffer, options: TraceOptions): Promise<string> {
+    const pooled = this.idle.pop() ?? this.spawn();
+    clearTimeout(pooled.idleTimer);
+    pooled.worker.ref();
+    this.handed++;
+    return new Promise((resolve, reject) => {
+      pooled.job = { resolve, reject };
+      // Copied, not transferred: sharp's buffers may not be detachable.
+      pooled.worker.postMessage({ png, options });
+    });
+  }
+
+  private spawn(): PooledWorker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { modulePath: require.resolve('@gatsbyjs/potrace') },
+      resourceLimits: { maxOldGenerationSizeMb: this.settings.maxOldGenerationSizeMb },
+    });
+    const pooled: PooledWorker = { worker };
+    worker.on('message', (message: { svg?: string; error?: string }) => {
+      const job = pooled.job;
+      pooled.job = undefined;
+      this.park(pooled);
+      if (typeof message.svg === 'string') job?.resolve(message.svg);
+      else job?.reject(new Error(message.error ?? 'potrace produced nothing'));
+    });
+    worker.on('error', (err) => {
+      pooled.failure = err;
+    });
+    worker.on('exit', (code) => {
+      clearTimeout(pooled.idleTimer);
+      const at = this.idle.indexOf(pooled);
+      if (at >= 0) this.idle.splice(at, 1);
+      const job = pooled.job;
+      pooled.job = undefined;
+      job?.reject(exitError(pooled.failure, code));
+    });
+    return pooled;
+  }
+
+  /** Back to the idle list: it no longer keeps the process alive, and ends if nobody needs it. */
+  private park(pooled: PooledWorker): void {
+    pooled.worker.unref();
+    pooled.idleTimer = setTimeout(() => {
+      const at = this.idle.indexOf(pooled);
+      if (at >= 0) this.idle.splice(at, 1);
+      void pooled.worker.terminate();
+    }, this.settings.idleMs);
+    pooled.idleTimer.unref();
+    this.idle.push(pooled);
+  }
+}
+
+function exitError(failure: Error | undefined, code: number): Error {
+  // The image's doing, and the same again on any retry: refused like an unreadable one.
+  if ((failure as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new UnprocessableMediaError('the image is too complex to trace');
+  }
+  return failure ?? new Error(`trace worker exited (${code})`);
+}
+
+/** The process's traces (see TRACE_CONCURRENCY). */
+export const tracePool = new TracePool(TRACE_CONCURRENCY);

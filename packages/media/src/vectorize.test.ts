@@ -1,0 +1,155 @@
+import sharp from 'sharp';
+import { UnprocessableMediaError } from './image';
+import { SvgCache } from './svg-cache';
+import { TracePool, tracePool } from './trace-pool';
+import { traceToSvg } from './vectorize';
+
+const limits = { maxPixels: 268_402_689 };
+
+/** Seeded noise (the same every run), blurred by `sigma` (0: none) into blobs potrace makes paths of. */
+async function noisePng(size: number, sigma: number, seed = 1): Promise<Buffer> {
+  const raw = Buffer.alloc(size * size);
+  let x = seed;
+  for (let i = 0; i < raw.length; i++) {
+    x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0;
+    raw[i] = x >>> 24;
+  }
+  let image = sharp(raw, { raw: { width: size, height: size, channels: 1 } });
+  if (sigma > 0) image = image.blur(sigma);
+  return image.png().toBuffer();
+}
+
+/** A black disc on white: what the tracer is for. */
+function disc(size = 200): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}">
+    <rect width="100%" height="100%" fill="#fff"/><circle cx="${size / 2}" cy="${size / 2}" r="${size / 3}"/></svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+afterAll(() => tracePool.close());
+
+describe('traceToSvg', () => {
+  test('traces a raster image into SVG paths', async () => {
+    expect(await traceToSvg(await disc(), limits)).toMatch(/^<svg[\s\S]*<path[\s\S]*<\/svg>\s*$/);
+  });
+
+  test('bytes that are no image are an UnprocessableMediaError', async () => {
+    await expect(traceToSvg(Buffer.from('not an image at all'), limits)).rejects.toBeInstanceOf(
+      UnprocessableMediaError,
+    );
+  });
+
+  test('a truncated image is an UnprocessableMediaError', async () => {
+    const png = await disc(300);
+    await expect(traceToSvg(png.subarray(0, png.length >> 1), limits)).rejects.toBeInstanceOf(UnprocessableMediaError);
+  });
+
+  test('an image over the pixel limit is an UnprocessableMediaError', async () => {
+    await expect(traceToSvg(await disc(200), { maxPixels: 200 * 200 - 1 })).rejects.toBeInstanceOf(
+      UnprocessableMediaError,
+    );
+  });
+
+  test('the event loop keeps turning while a large image is traced', async () => {
+    // 2048 px of blurred noise: decoded, scaled to 1024 px, and about a second
+    // of potrace (a thousand closed paths), which used to hold this thread.
+    const input = await noisePng(2048, 2, 7);
+    let last = performance.now();
+    let longestGap = 0;
+    let ticks = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks++;
+    }, 5);
+    try {
+      const svg = await traceToSvg(input, limits);
+      // Up to the end too: a trace on this thread would resolve right after blocking it.
+      longestGap = Math.max(longestGap, performance.now() - last);
+      expect(svg).toMatch(/^<svg[\s\S]*<path/);
+    } finally {
+      clearInterval(timer);
+    }
+    // The timer ran all along: ticks throughout, none late by more than a blink.
+    expect(ticks).toBeGreaterThan(10);
+    expect(longestGap).toBeLessThan(100);
+  });
+
+  test('the same image asked for again, or twice at once, is traced once', async () => {
+    const input = await noisePng(256, 3, 11);
+    const before = tracePool.traced;
+    const [a, b] = await Promise.all([traceToSvg(input, limits), traceToSvg(Buffer.from(input), limits)]);
+    const c = await traceToSvg(input, limits);
+    expect(tracePool.traced - before).toBe(1);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    // Another pixel limit may decide otherwise: not the same entry.
+    await traceToSvg(input, { maxPixels: limits.maxPixels - 1 });
+    expect(tracePool.traced - before).toBe(2);
+  });
+});
+
+describe('TracePool', () => {
+  test('runs at most `size` traces at once; the others wait their turn, first come first served', async () => {
+    const pool = new TracePool(2);
+    const png = await disc(64);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started: number[] = [];
+    const runs = [0, 1, 2, 3, 4].map((i) =>
+      pool.run(async () => {
+        started.push(i);
+        await gate;
+        return png;
+      }, {}),
+    );
+    // The first two hold their slots (decoding, say): the other three wait, not started.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual([0, 1]);
+    expect([pool.running, pool.queued]).toEqual([2, 3]);
+    open();
+    const svgs = await Promise.all(runs);
+    expect(svgs.every((svg) => svg.startsWith('<svg'))).toBe(true);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect([pool.running, pool.queued]).toEqual([0, 0]);
+    await pool.close();
+  });
+
+  test('a failed preparation frees its slot and reaches the caller as it was', async () => {
+    const pool = new TracePool(1);
+    const failure = new UnprocessableMediaError('corrupt');
+    await expect(pool.run(() => Promise.reject(failure), {})).rejects.toBe(failure);
+    expect(await pool.run(() => disc(64), {})).toMatch(/^<svg/);
+    await pool.close();
+  });
+
+  test('a trace that outgrows the worker heap is refused as too complex, and the pool goes on', async () => {
+    const pool = new TracePool(1, { maxOldGenerationSizeMb: 16 });
+    const noise = await noisePng(1024, 0, 3);
+    await expect(pool.run(async () => noise, { turdSize: 0 })).rejects.toThrow(
+      new UnprocessableMediaError('the image is too complex to trace'),
+    );
+    expect(await pool.run(() => disc(64), {})).toMatch(/^<svg/);
+    await pool.close();
+  });
+});
+
+describe('SvgCache', () => {
+  test('keeps the most recently used within its size, and nothing past its age', () => {
+    let now = 0;
+    const cache = new SvgCache(40, 1000, () => now);
+    cache.set('a', 'x'.repeat(10));
+    cache.set('b', 'y'.repeat(10));
+    cache.set('c', 'z'.repeat(10));
+    expect(cache.get('a')).toBe('x'.repeat(10)); // a is now the most recent
+    cache.set('d', 'w'.repeat(10));
+    cache.set('e', 'v'.repeat(10)); // 50 > 40: b, the least recent, goes
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.size).toBe(4);
+    cache.set('big', 'u'.repeat(11)); // over a quarter of the budget: not kept
+    expect(cache.get('big')).toBeUndefined();
+    now = 1000;
+    expect(cache.get('a')).toBeUndefined();
+  });
+});
