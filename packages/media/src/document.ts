@@ -1,21 +1,56 @@
+import { Worker } from 'node:worker_threads';
 import type { AssetMetadata } from './image';
 import { UnprocessableMediaError } from './image';
 
 /**
+ * Heap the page count may take. pdf-lib builds every object of the document:
+ * a 10 MB PDF of 150,000 tiny objects takes 140 MB and three seconds of CPU,
+ * while ordinary documents (text, a few images) stay within tens of MB.
+ */
+const PDF_HEAP_MB = 128;
+
+// pdf-lib runs on a worker thread of its own: its heap is capped there
+// (resourceLimits), and a slow parse does not hold up the worker's event
+// loop (other jobs, the queue locks' renewal), as for HEIC (heic.ts).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PDFDocument } = require(workerData.modulePath);
+(async () => {
+  const pdf = await PDFDocument.load(workerData.bytes, { ignoreEncryption: true, updateMetadata: false });
+  return pdf.getPageCount();
+})().then(
+  (pageCount) => parentPort.postMessage({ pageCount }),
+  (err) => parentPort.postMessage({ error: String(err && err.message ? err.message : err) }),
+);
+`;
+
+/**
  * A PDF's page count. pdf-lib parses the document's structure (cross-reference
  * table or streams, page tree) without rendering anything; encrypted documents
- * are counted too, since their page tree is not encrypted.
+ * are counted too, since their page tree is not encrypted. A document too
+ * complex to count within PDF_HEAP_MB fails as unprocessable: it would again.
  *
- * pdf-lib is loaded on first use: only the worker analyses documents, and
- * the gateway, which imports this package for content detection, need not
- * keep it in its heap.
+ * pdf-lib is loaded by the thread only: the gateway, which imports this
+ * package for content detection, never loads it.
  */
-export async function analysePdf(bytes: Uint8Array): Promise<AssetMetadata> {
-  const { PDFDocument } = await import('pdf-lib');
-  try {
-    const pdf = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
-    return { page_count: pdf.getPageCount() };
-  } catch (err) {
-    throw new UnprocessableMediaError(`Unreadable PDF: ${(err as Error).message}`);
-  }
+export function analysePdf(bytes: Uint8Array): Promise<AssetMetadata> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { modulePath: require.resolve('pdf-lib'), bytes },
+      resourceLimits: { maxOldGenerationSizeMb: PDF_HEAP_MB },
+    });
+    worker.once('message', (message: { pageCount?: number; error?: string }) => {
+      void worker.terminate();
+      if (message.error !== undefined) reject(new UnprocessableMediaError(`Unreadable PDF: ${message.error}`));
+      else resolve({ page_count: message.pageCount ?? 0 });
+    });
+    worker.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        reject(new UnprocessableMediaError(`The PDF is too complex to count its pages within ${PDF_HEAP_MB} MB`));
+      } else reject(err);
+    });
+    // After a message or an error this changes nothing: a promise settles once.
+    worker.once('exit', (code) => reject(new Error(`PDF page counter exited (${code})`)));
+  });
 }

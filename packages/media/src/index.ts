@@ -5,3 +5,4 @@ export * from './image';
 export * from './video';
 export * from './vectorize';
 export * from './document';
+export * from './redact';

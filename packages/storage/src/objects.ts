@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { requestStore, storageHttpError } from './plain-http';
+import { requestStore, STORE_IDLE_TIMEOUT_MS, storageHttpError } from './plain-http';
 import { createUrlSigner, type UrlSigner } from './presign';
 import type { Storage } from './s3-storage';
 
@@ -48,6 +48,8 @@ function openThroughHttpClient(
         storageHttpError(status, res).then(reject, reject);
         return;
       }
+      // As in object-reader.ts: time the body waits for its reader is not the store's.
+      res.on('pause', () => req.setTimeout(0)).on('resume', () => req.setTimeout(STORE_IDLE_TIMEOUT_MS));
       resolve(objectStream(res, res.headers as Record<string, string | undefined>));
     });
     req.on('error', reject);
@@ -76,15 +78,36 @@ function readSignerOf(storage: Storage): UrlSigner {
   return signer;
 }
 
-/** Reads a whole object into memory; refuses objects larger than `maxBytes`. */
+/** The object is larger than the caller reads into memory: reading it again cannot help. */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly key: string,
+    readonly sizeBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`Object ${key} has ${sizeBytes} bytes, more than the ${maxBytes} allowed here`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** Reads a whole object into memory; refuses objects larger than `maxBytes` (ObjectTooLargeError). */
 export async function readObject(storage: Storage, key: string, maxBytes: number): Promise<Buffer> {
   const { body, contentLength } = await openObject(storage, key);
   if (contentLength > maxBytes) {
     body.destroy();
-    throw new Error(`Object ${key} has ${contentLength} bytes, more than the ${maxBytes} allowed here`);
+    throw new ObjectTooLargeError(key, contentLength, maxBytes);
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    // A body without Content-Length (chunked) is bounded as it arrives.
+    if (size > maxBytes) {
+      body.destroy();
+      throw new ObjectTooLargeError(key, size, maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
 }
 

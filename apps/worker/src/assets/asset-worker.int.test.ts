@@ -179,6 +179,28 @@ test('audio gets its duration, codec, sample rate and channels', async () => {
   expect(row.previewKey).toBeNull();
 });
 
+test('a song with cover art is audio: its audio metadata, and the cover as preview', async () => {
+  const song = path.join(work, 'song.mp3');
+  ffmpeg(['-f', 'lavfi', '-i', 'sine=duration=2'], song);
+  const cover = path.join(work, 'cover.png');
+  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x48:duration=1', '-frames:v', '1'], cover);
+  const mp3 = ffmpeg(
+    ['-i', song, '-i', cover, '-map', '0', '-map', '1', '-c', 'copy', '-id3v2_version', '3'],
+    path.join(work, 'covered.mp3'),
+  );
+  const id = await createAsset({ bytes: mp3, mediaType: 'audio', extension: 'mp3', contentType: 'audio/mpeg' });
+  await enqueue(id);
+  const row = await settled(id);
+  expect(row.processingError).toBeNull();
+  expect(row.processingStatus).toBe('succeeded');
+  expect(row.assetMetadata).toMatchObject({ codec: 'mp3', sample_rate: 44100, channels: 1, size_bytes: mp3.length });
+  expect(row.assetMetadata).not.toHaveProperty('audio_codec');
+  expect(row.assetMetadata).not.toHaveProperty('width');
+  expect((row.assetMetadata as { duration: number }).duration).toBeCloseTo(2, 0);
+  const preview = await sharp(await readAll(row.previewKey!)).metadata();
+  expect(preview).toMatchObject({ format: 'webp', width: 64, height: 48 });
+});
+
 test('a decompression bomb fails at once, recorded, without retries; the file stays', async () => {
   const bomb = pngHeaderOnly(100_000, 100_000);
   const id = await createAsset({ bytes: bomb, mediaType: 'image', extension: 'png', contentType: 'image/png' });

@@ -1,6 +1,6 @@
 import type { Db } from '@weft/db';
 import type { FfmpegTools } from '@weft/media';
-import { UnprocessableMediaError } from '@weft/media';
+import { redactUrls, UnprocessableMediaError } from '@weft/media';
 import {
   ASSET_JOBS,
   ASSET_QUEUE,
@@ -78,9 +78,11 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
       // Every line logged while processing, by any code, names the asset.
       await withLogContext({ assetId }, () => processAsset(deps, assetId, { final }));
     } catch (err) {
-      logger.warn({ err: (err as Error).message, assetId, attempt: job.attemptsMade + 1 }, 'asset processing failed');
+      // ffmpeg's errors name its presigned input URL; its signature must not reach the logs.
+      const message = redactUrls(err instanceof Error ? err.message : String(err));
+      logger.warn({ err: message, assetId, attempt: job.attemptsMade + 1 }, 'asset processing failed');
       // Content that cannot be processed fails the same way every time: no retries.
-      if (err instanceof UnprocessableMediaError) throw new UnrecoverableError(err.message);
+      if (err instanceof UnprocessableMediaError) throw new UnrecoverableError(message);
       throw err;
     }
     return undefined;

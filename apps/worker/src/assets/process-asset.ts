@@ -2,16 +2,27 @@ import type { Db, Prisma } from '@weft/db';
 import {
   analyseImage,
   analysePdf,
+  extractCover,
   extractFrame,
   previewOf,
   probeMedia,
   RASTER_EXTENSIONS,
+  redactUrls,
   UnprocessableMediaError,
   type AssetMetadata,
   type FfmpegTools,
   type MediaExtension,
 } from '@weft/media';
-import { assetKeys, putObject, readObject, type Storage, type UrlSigner } from '@weft/storage';
+import {
+  assetKeys,
+  isInvalidRange,
+  ObjectTooLargeError,
+  openObject,
+  putObject,
+  readObject,
+  type Storage,
+  type UrlSigner,
+} from '@weft/storage';
 
 export interface AssetProcessingDeps {
   db: Db;
@@ -41,27 +52,76 @@ type Row = {
   assetMetadata: Prisma.JsonValue;
 };
 
-async function analyse(deps: AssetProcessingDeps, row: Row): Promise<Outcome> {
+/**
+ * Whether the store serves the object, asked before ffmpeg is: its errors
+ * come typed from @weft/storage (unreachable, 5xx, missing: all retried),
+ * where ffmpeg's would be text.
+ */
+async function checkReadable(storage: Storage, key: string): Promise<void> {
+  try {
+    const { body, contentLength } = await openObject(storage, key, 'bytes=0-0');
+    body.destroy();
+    // S3 answers 416 for a range of an empty object; some stores send it whole.
+    if (contentLength === 0) throw new UnprocessableMediaError('The file is empty');
+  } catch (err) {
+    if (isInvalidRange(err)) throw new UnprocessableMediaError('The file is empty');
+    throw err;
+  }
+}
+
+/** The whole object, or UnprocessableMediaError when it is over `maxBytes`: its size will not change. */
+async function readWhole(deps: AssetProcessingDeps, key: string, what: string): Promise<Buffer> {
+  try {
+    return await readObject(deps.storage, key, deps.maxImageBytes);
+  } catch (err) {
+    if (!(err instanceof ObjectTooLargeError)) throw err;
+    throw new UnprocessableMediaError(
+      `The ${what} has ${err.sizeBytes} bytes, more than the ${err.maxBytes} read for processing (ASSET_MAX_IMAGE_BYTES)`,
+    );
+  }
+}
+
+/**
+ * `measured` collects metadata as it is measured, so that a later step's
+ * failure (the still, the preview upload) does not lose what the probe found.
+ */
+async function analyse(deps: AssetProcessingDeps, row: Row, measured: Outcome): Promise<Outcome> {
   const previewKey = assetKeys.preview(row.organizationId, row.id);
   const extension = row.mediaExtension as MediaExtension;
   if (row.mediaType === 'image' && RASTER_EXTENSIONS.has(extension)) {
-    const bytes = await readObject(deps.storage, row.storageKey, deps.maxImageBytes);
+    const bytes = await readWhole(deps, row.storageKey, 'image');
     const image = await analyseImage(bytes, { maxPixels: deps.maxPixels });
+    measured.metadata = image.metadata;
     await putObject(deps.storage, previewKey, image.preview, 'image/webp');
     return { metadata: image.metadata, previewKey, blurHash: image.blurHash };
   }
   if (row.mediaType === 'video' || row.mediaType === 'audio') {
+    await checkReadable(deps.storage, row.storageKey);
     const url = await deps.urls.urlFor(row.storageKey);
     const probe = await probeMedia(url, deps.ffmpeg);
-    if (!probe.hasVideo) return { metadata: probe.metadata };
-    const frame = await extractFrame(url, probe.duration, deps.ffmpeg);
-    await putObject(deps.storage, previewKey, await previewOf(frame, { maxPixels: deps.maxPixels }), 'image/webp');
+    measured.metadata = probe.metadata;
+    let still: Buffer;
+    if (probe.videoStream !== undefined) still = await extractFrame(url, probe, deps.ffmpeg);
+    else if (probe.coverStream !== undefined) {
+      // Cover art is a nicety: a song whose picture cannot be decoded is still a song.
+      const cover = await extractCover(url, probe, deps.ffmpeg).catch((err: unknown) => {
+        if (err instanceof UnprocessableMediaError) return undefined;
+        throw err;
+      });
+      if (!cover) return { metadata: probe.metadata };
+      still = cover;
+    } else return { metadata: probe.metadata };
+    await putObject(deps.storage, previewKey, await previewOf(still, { maxPixels: deps.maxPixels }), 'image/webp');
     return { metadata: probe.metadata, previewKey };
   }
   if (extension === 'pdf') {
     // Read whole to be parsed: up to the same bound as an image, else no page count.
     if (Number(row.sizeBytes) > deps.maxImageBytes) return { metadata: {} };
-    return { metadata: await analysePdf(await readObject(deps.storage, row.storageKey, deps.maxImageBytes)) };
+    const bytes = await readObject(deps.storage, row.storageKey, deps.maxImageBytes).catch((err: unknown) => {
+      if (err instanceof ObjectTooLargeError) return undefined;
+      throw err;
+    });
+    return { metadata: bytes ? await analysePdf(bytes) : {} };
   }
   // SVG (rasterising untrusted SVG is not worth its risk here), other documents, fonts, text.
   return { metadata: {} };
@@ -104,8 +164,9 @@ export async function processAsset(deps: AssetProcessingDeps, assetId: string, a
 
   // What the producer of the asset recorded (a node's model, ratio) is kept over what is measured.
   const base: AssetMetadata = { size_bytes: Number(row.sizeBytes), ...existingMetadata(row.assetMetadata) };
+  const measured: Outcome = { metadata: {} };
   try {
-    const outcome = await analyse(deps, row);
+    const outcome = await analyse(deps, row, measured);
     await deps.db.prisma.asset.update({
       where: { id: assetId },
       data: {
@@ -122,8 +183,11 @@ export async function processAsset(deps: AssetProcessingDeps, assetId: string, a
     await deps.db.prisma.asset.update({
       where: { id: assetId },
       data: {
-        processingError: (err instanceof Error ? err.message : String(err)).slice(0, 2000),
-        ...(final ? { processingStatus: 'failed', processedAt: new Date(), assetMetadata: base } : {}),
+        // Presigned URLs in the text (ffmpeg names its input) would hand out read access.
+        processingError: redactUrls(err instanceof Error ? err.message : String(err)).slice(0, 2000),
+        ...(final
+          ? { processingStatus: 'failed', processedAt: new Date(), assetMetadata: { ...measured.metadata, ...base } }
+          : {}),
       },
     });
     throw err;
