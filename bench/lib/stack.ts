@@ -164,6 +164,7 @@ export function startBenchGateway(stack: BenchStack, port: number, nodeArgs = pr
       // The benchmark measures throughput, not the limiter's refusals.
       RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
       RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+      RATE_LIMIT_UPLOAD_PER_MINUTE: '10000000',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     },
     nodeArgs,

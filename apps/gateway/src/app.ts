@@ -3,6 +3,7 @@ import { createQueueBoard, QUEUE_BOARD_PATH } from './admin/queue-board';
 import type { GatewayDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { mountRoute } from './http/mount-route';
+import { parseQuery } from './http/query-parser';
 import { rateLimitUnmatched } from './http/rate-limit-unrouted';
 import { requestContext } from './http/request-context';
 import { labelRoute, measureRequests } from './metrics/http-duration';
@@ -13,6 +14,7 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.set('query parser', parseQuery);
   // Express 5's default router is not strict: `/agents` and `/agents/` both match.
   app.use(requestContext(deps.logger));
   app.use(measureRequests(deps.metrics.http));

@@ -66,7 +66,11 @@ export function createGatewayRuntime(
   const rateLimiter = createRateLimiter({
     redis,
     keyPrefix: `${config.REDIS_PREFIX}:rl`,
-    limits: { default: config.RATE_LIMIT_DEFAULT_PER_MINUTE, create: config.RATE_LIMIT_CREATE_PER_MINUTE },
+    limits: {
+      default: config.RATE_LIMIT_DEFAULT_PER_MINUTE,
+      create: config.RATE_LIMIT_CREATE_PER_MINUTE,
+      upload: config.RATE_LIMIT_UPLOAD_PER_MINUTE,
+    },
     logger,
     onRejected: (bucket) => metrics.http.rateLimitRejected(bucket),
   });

@@ -33,6 +33,8 @@ const GatewayEnv = z.object({
   JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
   RATE_LIMIT_DEFAULT_PER_MINUTE: envInt(1, 10_000_000).default(2000),
   RATE_LIMIT_CREATE_PER_MINUTE: envInt(1, 10_000_000).default(600),
+  /** POST /assets/upload per minute per API key: a budget of its own, apart from run creation (interface.md 8). */
+  RATE_LIMIT_UPLOAD_PER_MINUTE: envInt(1, 10_000_000).default(600),
   /** How long a verified API key is trusted without asking the database again. Revocation is pushed through Redis, so this only bounds staleness if that message is lost. */
   API_KEY_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
   /** How long an agent read is served from memory. Changes are pushed to every instance through Redis; this bounds staleness only if that message is lost. */
@@ -56,6 +58,8 @@ const GatewayEnv = z.object({
   ASSET_URL_TTL_SECONDS: envInt(60, 7 * 24 * 3600).default(3600),
   /** A CDN in front of the bucket: asset URLs become `<base>/<key>` instead of presigned S3 URLs. */
   ASSET_PUBLIC_BASE_URL: envOptionalString().pipe(z.url().optional()),
+  /** A download whose client takes no byte for this long (a paused player, a stalled connection) is given up; the client resumes with a Range request. Waiting on the store does not count. */
+  ASSET_DOWNLOAD_STALL_MS: envInt(1000, 3_600_000).default(120_000),
   /** Largest image (width × height) the experimental SVG conversion decodes. */
   ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
   /** Fault injection for durability tests: exit right after a run is committed, before it is enqueued. Never set it in production. */

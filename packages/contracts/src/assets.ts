@@ -1,4 +1,4 @@
-import { cursorPage, ExternalId, PaginationQuery, repeatable } from './common';
+import { cursorPage, ExternalId, IdParam, PaginationQuery, repeatable } from './common';
 import { AssetTypeSchema, AssetVisibilitySchema, MediaExtensionSchema, MediaTypeSchema } from './enums';
 import { z } from './zod';
 
@@ -51,9 +51,9 @@ export const AssetSchema = z
 export const AssetPageSchema = cursorPage(AssetSummarySchema, 'CursorPage_AssetSummary');
 
 export const ListAssetsQuery = PaginationQuery.extend({
-  asset_ids: repeatable(z.uuid()).openapi({ description: 'Repeatable; unknown or inaccessible ids are left out.' }),
-  agent_id: z.uuid().optional().openapi({ description: 'Assets produced by runs of this agent (never uploads).' }),
-  run_id: z.uuid().optional().openapi({ description: 'Assets produced by this run (never uploads).' }),
+  asset_ids: repeatable(IdParam).openapi({ description: 'Repeatable; unknown or inaccessible ids are left out.' }),
+  agent_id: IdParam.optional().openapi({ description: 'Assets produced by runs of this agent (never uploads).' }),
+  run_id: IdParam.optional().openapi({ description: 'Assets produced by this run (never uploads).' }),
   external_id: ExternalId.optional(),
 });
 

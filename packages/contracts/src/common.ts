@@ -2,6 +2,13 @@ import { z } from './zod';
 
 export const Uuid = z.uuid();
 
+/**
+ * An id given by the caller (path, query or body): a uuid in any letter case,
+ * read as lowercase, so that one object has one spelling wherever the gateway
+ * keys something by id (its caches, its deletion broadcasts).
+ */
+export const IdParam = z.uuid().toLowerCase();
+
 export const ValidationErrorBody = z
   .object({
     detail: z.array(
@@ -62,4 +69,4 @@ export const cursorPage = <T extends z.ZodType>(item: T, name: string) =>
     })
     .openapi(name);
 
-export const ExternalId = z.string().max(255);
+export const ExternalId = z.string().min(1).max(255);

@@ -1,5 +1,5 @@
 import { AppRunOnly, RunCommon, RunSummaryCommon } from './run-fields';
-import { cursorPage, ExternalId, PaginationQuery } from './common';
+import { cursorPage, ExternalId, IdParam, PaginationQuery } from './common';
 import { DataTypeSchema, FlowRunStatusSchema, ReviewDecisionSchema } from './enums';
 import { z } from './zod';
 
@@ -27,7 +27,7 @@ export const RunResultSchema = z
   .openapi('RunResult');
 
 export const ProposedOutputSchema = z
-  .union([z.object({ prompts: z.array(z.string()) }).strict(), z.object({ asset_ids: z.array(z.uuid()) }).strict()])
+  .union([z.object({ prompts: z.array(z.string()) }).strict(), z.object({ asset_ids: z.array(IdParam) }).strict()])
   .openapi('ReviewOutput', {
     description: '`{prompts: [...]}` for text reviews, `{asset_ids: [...]}` for image, video or audio reviews.',
   });

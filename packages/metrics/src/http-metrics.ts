@@ -34,7 +34,7 @@ export function createHttpMetrics({ registry }: MetricsRegistry): HttpMetrics {
     registers: [registry],
   });
   // Present at 0 from the start, so rate() and alerts see the series before the first refusal.
-  for (const bucket of ['default', 'create']) rejections.inc({ bucket }, 0);
+  for (const bucket of ['default', 'create', 'upload']) rejections.inc({ bucket }, 0);
   return {
     observeRequest(method, route, status, seconds) {
       duration.observe({ method: methodLabel(method), route, status }, seconds);

@@ -44,7 +44,7 @@ describe('createRateLimiter over Redis', () => {
     const limiter = createRateLimiter({
       redis,
       keyPrefix: prefix(),
-      limits: { default: 3, create: 2 },
+      limits: { default: 3, create: 2, upload: 2 },
       logger: strictLogger(),
     });
     const states = [];
@@ -61,7 +61,7 @@ describe('createRateLimiter over Redis', () => {
     const limiter = createRateLimiter({
       redis,
       keyPrefix: prefix(),
-      limits: { default: 2, create: 2 },
+      limits: { default: 2, create: 2, upload: 2 },
       logger: strictLogger(),
     });
     await limiter.consume('default', 'key:a');
@@ -79,7 +79,7 @@ describe('createRateLimiter over Redis', () => {
     const limiter = createRateLimiter({
       redis,
       keyPrefix: prefix(),
-      limits: { default: 2, create: 1 },
+      limits: { default: 2, create: 1, upload: 1 },
       logger: strictLogger(),
     });
     expect(await limiter.consume('create', 'key:a')).toMatchObject({ limit: 1, remaining: 0 });
@@ -94,7 +94,7 @@ describe('createRateLimiter over Redis', () => {
     const limiter = createRateLimiter({
       redis,
       keyPrefix: prefix(),
-      limits: { default: 1, create: 1 },
+      limits: { default: 1, create: 1, upload: 1 },
       logger: strictLogger(),
     });
     await limiter.consume('default', 'key:a');
@@ -104,8 +104,18 @@ describe('createRateLimiter over Redis', () => {
 
   it('shares one budget between limiter instances (gateway instances) on the same Redis', async () => {
     const keyPrefix = prefix();
-    const a = createRateLimiter({ redis, keyPrefix, limits: { default: 2, create: 2 }, logger: strictLogger() });
-    const b = createRateLimiter({ redis, keyPrefix, limits: { default: 2, create: 2 }, logger: strictLogger() });
+    const a = createRateLimiter({
+      redis,
+      keyPrefix,
+      limits: { default: 2, create: 2, upload: 2 },
+      logger: strictLogger(),
+    });
+    const b = createRateLimiter({
+      redis,
+      keyPrefix,
+      limits: { default: 2, create: 2, upload: 2 },
+      logger: strictLogger(),
+    });
     await a.consume('default', 'key:a');
     await b.consume('default', 'key:a');
     await rejection(a.consume('default', 'key:a'));
@@ -126,7 +136,7 @@ describe('createRateLimiter when the store fails', () => {
       const limiter = createRateLimiter({
         redis: dead,
         keyPrefix: prefix(),
-        limits: { default: 5, create: 5 },
+        limits: { default: 5, create: 5, upload: 5 },
         logger: log,
       });
       for (let i = 0; i < 5; i++) {
@@ -144,7 +154,7 @@ describe('createRateLimiter when the store fails', () => {
     const limiter = createRateLimiter({
       redis: dead,
       keyPrefix: prefix(),
-      limits: { default: 2, create: 2 },
+      limits: { default: 2, create: 2, upload: 2 },
       logger: logger(),
     });
     await limiter.consume('default', 'key:a');
@@ -172,7 +182,7 @@ describe('createRateLimiter when the store fails', () => {
       const limiter = createRateLimiter({
         redis: hung,
         keyPrefix: prefix(),
-        limits: { default: 5, create: 5 },
+        limits: { default: 5, create: 5, upload: 5 },
         logger: log,
         storeTimeoutMs: 100,
       });

@@ -12,7 +12,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 // limiter still holds back a single client that hammers one instance. The cost is
 // that, while Redis is away, each instance grants the full budget on its own.
 
-export type RateBucket = 'default' | 'create';
+/** `create`: POST /runs and /app-runs; `upload`: POST /assets/upload (interface.md 8 counts them apart). */
+export type RateBucket = 'default' | 'create' | 'upload';
 
 export interface RateLimitState {
   limit: number;
@@ -87,7 +88,7 @@ export function createRateLimiter({
   onRejected,
 }: RateLimiterOptions): RequestRateLimiter {
   const buckets = {} as Record<RateBucket, { limit: number; store: RateLimiterRedis; fallback: RateLimiterMemory }>;
-  for (const bucket of ['default', 'create'] as const) {
+  for (const bucket of ['default', 'create', 'upload'] as const) {
     const points = limits[bucket];
     buckets[bucket] = {
       limit: points,

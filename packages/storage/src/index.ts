@@ -4,3 +4,4 @@ export * from './errors';
 export * from './upload';
 export * from './objects';
 export * from './presign';
+export * from './object-facts';

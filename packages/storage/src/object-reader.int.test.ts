@@ -225,6 +225,29 @@ test('a store that stops sending fails the read with a TimeoutError', async () =
   expect(isStorageUnavailable(err)).toBe(true);
 });
 
+test('a reader that stops reading for longer than the timeout (a slow client) still gets the whole body', async () => {
+  const { server } = bodyServer();
+  const res = await reader({ timeoutMs: 200 }).get(await listen(server), {}, 'read');
+  // Not read for three timeouts: the body fills and its socket is paused.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  expect((await readAll(res!.body)).equals(BODY)).toBe(true);
+});
+
+test('a store that stops sending after its reader paused and resumed still times out', async () => {
+  const server = track(
+    net.createServer((socket) => {
+      socket.once('data', () => {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${4 * BODY.length}\r\n\r\n`);
+        socket.write(BODY);
+      });
+    }),
+  );
+  const res = await reader({ timeoutMs: 200 }).get(await listen(server), {}, 'read');
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const err = await readAll(res!.body).catch((e: unknown) => e);
+  expect((err as Error).name).toBe('TimeoutError');
+});
+
 test('a store that cannot be reached fails as unavailable', async () => {
   const server = track(net.createServer());
   const url = await listen(server);

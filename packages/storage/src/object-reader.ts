@@ -21,7 +21,10 @@ export interface StoreResponse {
 }
 
 export interface ObjectReaderOptions {
-  /** A request with no byte in either direction for this long fails with a TimeoutError. */
+  /**
+   * A request with no byte in either direction for this long fails with a
+   * TimeoutError; time while the body waits for its reader does not count.
+   */
   timeoutMs: number;
   /** How long an idle connection is kept for the next read (below the store's own idle timeout). */
   keepIdleMs?: number;
@@ -243,7 +246,15 @@ function exchange(
           : connectionError(`${what}: the store closed the connection without an answer`, receivedBytes === 0),
       );
     };
-    const onTimeout = () => fail(Object.assign(new Error(`${what} timed out`), { name: 'TimeoutError' }));
+    // The idle timeout measures the store. While the body is paused because
+    // its reader (a slow client) is behind, the store is not the one idle: a
+    // timeout then only notes that the timer must be armed again on resuming.
+    let paused = false;
+    let timedOutWhilePaused = false;
+    const onTimeout = () => {
+      if (paused) timedOutWhilePaused = true;
+      else fail(Object.assign(new Error(`${what} timed out`), { name: 'TimeoutError' }));
+    };
 
     const onBody = (chunk: Buffer, keepAlive: boolean) => {
       if (chunk.length > remaining) {
@@ -260,6 +271,7 @@ function exchange(
         finish(keepAlive);
         body!.push(null);
       } else if (!more) {
+        paused = true;
         socket.pause();
       }
     };
@@ -289,7 +301,13 @@ function exchange(
       remaining = head.length;
       body = new Readable({
         read: () => {
-          if (!finished) socket.resume();
+          if (finished || !paused) return;
+          paused = false;
+          if (timedOutWhilePaused) {
+            timedOutWhilePaused = false;
+            socket.setTimeout(timeoutMs);
+          }
+          socket.resume();
         },
         destroy: (err, callback) => {
           // Destroyed before its end (the reader gave up): the rest of the body is still on the wire.

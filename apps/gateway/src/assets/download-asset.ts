@@ -7,11 +7,11 @@ import {
   isStorageUnavailable,
   openObject,
   readObject,
-  type ObjectStream,
+  statObject,
   type Storage,
 } from '@weft/storage';
 import type { AssetFile, AssetFiles } from './asset-files';
-import { parseRange } from './byte-range';
+import { parseRange, type ByteRange } from './byte-range';
 import { attachmentDisposition } from './filename';
 
 export interface DownloadRequest {
@@ -20,6 +20,8 @@ export interface DownloadRequest {
   svg: boolean;
   range?: string;
   ifRange?: string;
+  /** A HEAD request: the GET's status and headers, no bytes moved, `downloaded` left alone. */
+  head?: boolean;
 }
 
 export interface DownloadLimits {
@@ -31,7 +33,8 @@ export interface DownloadLimits {
 export interface Download {
   status: 200 | 206;
   headers: Record<string, string>;
-  body: Readable | string;
+  /** Absent for a HEAD request. */
+  body?: Readable | string;
 }
 
 // Whatever the type, a download is an attachment that the browser must not
@@ -81,13 +84,29 @@ export async function downloadAsset(
     if (!RASTER_EXTENSIONS.has(extension)) {
       throw new BadRequestError('svg=true converts raster images (png, jpg, jpeg, webp, avif, heic, heif) only');
     }
-    result = await traced(storage, file.storageKey, limits, displayName(file.filename, file.id, 'svg', true));
+    const name = displayName(file.filename, file.id, 'svg', true);
+    result = request.head
+      ? await tracedHead(storage, file.storageKey, name)
+      : await traced(storage, file.storageKey, limits, name);
   } else {
     result = await streamed(storage, file, displayName(file.filename, file.id, extension), request);
   }
   // The file is on its way: the flag need not hold the first byte back.
-  files.markDownloaded(file, onError);
+  if (!request.head) files.markDownloaded(file, onError);
   return result;
+}
+
+/** HEAD of an SVG conversion: its length is known only by tracing, which a HEAD does not pay for. */
+async function tracedHead(storage: Storage, key: string, name: string): Promise<Download> {
+  try {
+    await statObject(storage, key);
+  } catch (err) {
+    throw storageError(err);
+  }
+  return {
+    status: 200,
+    headers: { ...SAFE_HEADERS, 'Content-Type': 'image/svg+xml', 'Content-Disposition': attachmentDisposition(name) },
+  };
 }
 
 async function traced(storage: Storage, key: string, limits: DownloadLimits, name: string): Promise<Download> {
@@ -117,6 +136,39 @@ async function traced(storage: Storage, key: string, limits: DownloadLimits, nam
   };
 }
 
+/** An object opened for the answer: its body, or for a HEAD only what the store says of it. */
+interface Opened {
+  body?: Readable;
+  contentLength: number;
+  contentRange?: string;
+  eTag?: string;
+}
+
+const unsatisfiable = (size: number) =>
+  new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
+
+async function open(
+  storage: Storage,
+  file: Pick<AssetFile, 'storageKey' | 'size'>,
+  range: ByteRange | undefined,
+  head: boolean,
+): Promise<Opened> {
+  const key = file.storageKey;
+  try {
+    if (!head) return await openObject(storage, key, range ? `bytes=${range.start}-${range.end}` : undefined);
+    const facts = await statObject(storage, key);
+    if (!range) return facts;
+    return {
+      ...facts,
+      contentLength: range.end - range.start + 1,
+      contentRange: `bytes ${range.start}-${range.end}/${facts.contentLength}`,
+    };
+  } catch (err) {
+    if (isInvalidRange(err)) throw unsatisfiable(file.size);
+    throw storageError(err);
+  }
+}
+
 async function streamed(
   storage: Storage,
   file: Pick<AssetFile, 'storageKey' | 'contentType' | 'size'>,
@@ -124,40 +176,43 @@ async function streamed(
   request: DownloadRequest,
 ): Promise<Download> {
   const size = file.size;
+  const head = request.head ?? false;
+  const answer = (object: Opened, status: 200 | 206): Download => {
+    const headers: Record<string, string> = {
+      ...SAFE_HEADERS,
+      'Content-Type': file.contentType,
+      'Content-Length': String(object.contentLength),
+      'Content-Disposition': attachmentDisposition(name),
+      'Accept-Ranges': 'bytes',
+    };
+    if (object.eTag) headers.ETag = object.eTag;
+    if (status === 206 && object.contentRange) headers['Content-Range'] = object.contentRange;
+    return object.body ? { status, headers, body: object.body } : { status, headers };
+  };
+  const whole = async () => answer(await open(storage, file, undefined, head), 200);
+
   // If-Range: the range applies only while the file is the one the client
   // has. An entity tag is compared with the object's; a date cannot be
-  // checked against anything we keep, so the whole file is sent.
+  // checked against anything we keep, so the whole file is sent. The check
+  // comes before the range's (RFC 9110 13.2.2): a client whose copy is stale
+  // gets the file, not a 416 for a range of its old copy.
   const ifRange = request.ifRange;
   const ifRangeIsTag = ifRange !== undefined && /^(W\/)?"/.test(ifRange);
   const range = ifRange !== undefined && !ifRangeIsTag ? undefined : parseRange(request.range, size);
+  if (range === undefined) return whole();
   if (range === 'unsatisfiable') {
-    throw new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
+    if (!ifRangeIsTag) throw unsatisfiable(size);
+    const object = await open(storage, file, undefined, head);
+    if (object.eTag !== ifRange) return answer(object, 200);
+    object.body?.destroy();
+    throw unsatisfiable(size);
   }
-  let object: ObjectStream;
-  try {
-    object = await openObject(storage, file.storageKey, range ? `bytes=${range.start}-${range.end}` : undefined);
-  } catch (err) {
-    if (isInvalidRange(err)) {
-      throw new AppError(416, 'Range not satisfiable', {}, { 'Content-Range': `bytes */${size}` });
-    }
-    throw storageError(err);
+  const object = await open(storage, file, range, head);
+  if (ifRangeIsTag && object.eTag !== ifRange) {
+    object.body?.destroy();
+    return whole();
   }
-  if (range && ifRangeIsTag && object.eTag !== ifRange) {
-    object.body.destroy();
-    const { range: _range, ifRange: _ifRange, ...whole } = request;
-    return streamed(storage, file, name, whole);
-  }
-  const headers: Record<string, string> = {
-    ...SAFE_HEADERS,
-    'Content-Type': file.contentType,
-    'Content-Length': String(object.contentLength),
-    'Content-Disposition': attachmentDisposition(name),
-    'Accept-Ranges': 'bytes',
-  };
-  if (object.eTag) headers.ETag = object.eTag;
-  if (range) {
-    headers['Content-Range'] = object.contentRange ?? `bytes ${range.start}-${range.end}/${size}`;
-    return { status: 206, headers, body: object.body };
-  }
-  return { status: 200, headers, body: object.body };
+  // A store that ignored the Range sent the whole file: so does the answer, as a 200.
+  if (!object.contentRange) return answer(object, 200);
+  return answer(object, 206);
 }

@@ -51,18 +51,38 @@ function toAppError(err: unknown, maxBytes: number): unknown {
   return new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
 }
 
+/** How long the rest of a refused body is read and dropped after the answer. */
+const LINGER_MS = 10_000;
+
+/**
+ * Many clients (fetch, most HTTP libraries) write the whole body before they
+ * read the answer. Closing the connection on a body still arriving makes the
+ * kernel reset it, and such a client sees EPIPE instead of the 413. So the
+ * rest is read and dropped (Node does that for an answered request whose body
+ * nobody read), for at most LINGER_MS, as nginx's lingering close does; a
+ * client that finishes sending in time keeps its connection.
+ */
+function lingerAfterAnswer(req: Request, res: Response): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
+    timer.unref();
+    const stop = () => clearTimeout(timer);
+    req.once('end', stop).once('close', stop);
+  });
+}
+
 /**
  * Runs multer with the S3 storage engine over the request. On any error
  * multer has already removed what was stored (and drained the request, so
  * the client reads the answer instead of a reset connection).
  */
 export function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
-  // A declared length that cannot fit answers 413 before a byte of the body is read
-  // (the client stops sending); the connection then closes, the body unread. Without
-  // a length (chunked), the limit applies as the file streams.
+  // A declared length that cannot fit answers 413 before a byte of the body is read.
+  // Without a length (chunked), the limit applies as the file streams.
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > receive.maxBytes + FORM_OVERHEAD_BYTES) {
-    res.setHeader('Connection', 'close');
+    lingerAfterAnswer(req, res);
     return Promise.reject(new PayloadTooLargeError(`The file is larger than ${receive.maxBytes} bytes`));
   }
   // multer 2.5 takes highWaterMark and fileHwm; @types/multer 2.3 does not list them yet.

@@ -30,7 +30,17 @@ export async function uploadAsset(
     maxBytes: deps.config.ASSET_MAX_UPLOAD_BYTES,
   });
   const { file } = received;
-  if (!file) throw invalid(['body', 'file'], 'Field required', 'missing');
+  if (!file) {
+    // A part without a filename in its Content-Disposition reaches us as a text field.
+    if (received.fields.file !== undefined) {
+      throw invalid(
+        ['body', 'file'],
+        'Must be a file part: give it a filename in its Content-Disposition',
+        'value_error',
+      );
+    }
+    throw invalid(['body', 'file'], 'Field required', 'missing');
+  }
   let row;
   try {
     row = await recordUpload(deps, organizationId, file, received);

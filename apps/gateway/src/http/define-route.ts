@@ -1,3 +1,4 @@
+import type { RateBucket } from '@weft/rate-limit';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { AuthContext } from './auth-context';
@@ -11,7 +12,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `public`: nothing (health, docs).
  */
 export type RouteAuth = 'api' | 'admin' | 'public';
-export type RateBucket = 'default' | 'create';
+export type { RateBucket };
 
 export interface ResponseSpec {
   description: string;

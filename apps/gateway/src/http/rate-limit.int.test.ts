@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { pngBytes, upload } from '../testing/asset-fixtures';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../testing/test-gateway';
 import { withTestRoutes } from '../testing/test-routes';
 
@@ -100,7 +101,11 @@ describe('X-RateLimit-* on every kind of response', () => {
 describe('429 when a limit is exceeded', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ RATE_LIMIT_DEFAULT_PER_MINUTE: '3', RATE_LIMIT_CREATE_PER_MINUTE: '2' });
+    gw = await startTestGateway({
+      RATE_LIMIT_DEFAULT_PER_MINUTE: '3',
+      RATE_LIMIT_CREATE_PER_MINUTE: '2',
+      RATE_LIMIT_UPLOAD_PER_MINUTE: '1',
+    });
   });
   afterAll(() => gw?.close());
 
@@ -148,6 +153,18 @@ describe('429 when a limit is exceeded', () => {
     const other = await request(app).get('/_test/whoami').set('X-Api-Key', apiKey);
     expect(other.status).toBe(200);
     expect(rateLimitHeaders(other)).toMatchObject({ limit: 3, remaining: 2 });
+  });
+
+  it('counts uploads apart from run creation: spending one budget leaves the other whole', async () => {
+    const { apiKey } = await gw.createOrg('Uploader');
+    const app = withTestRoutes(gw);
+    const png = await pngBytes(8, 8);
+    const first = await upload(gw.app, apiKey, png);
+    expect(first.status).toBe(200);
+    expect(rateLimitHeaders(first)).toMatchObject({ limit: 1, remaining: 0 });
+    expect((await upload(gw.app, apiKey, png)).status).toBe(429);
+    const create = await request(app).post(`/_test/things/${THING}`).set('X-Api-Key', apiKey).send({ n: 1 });
+    expect(rateLimitHeaders(create)).toMatchObject({ limit: 2, remaining: 1 });
   });
 
   it('throttles failed authentication by client address', async () => {

@@ -214,6 +214,7 @@ test('a 429 moves weft_rate_limit_rejections_total; /metrics itself is never lim
     const m = await gatewayMetrics(strict.app);
     expect(m.value('weft_rate_limit_rejections_total', { bucket: 'default' })).toBe(1);
     expect(m.value('weft_rate_limit_rejections_total', { bucket: 'create' })).toBe(0);
+    expect(m.value('weft_rate_limit_rejections_total', { bucket: 'upload' })).toBe(0);
     expect(m.value('weft_http_request_duration_seconds_count', { route: '/agents', status: '429' })).toBe(1);
   } finally {
     await strict.close();

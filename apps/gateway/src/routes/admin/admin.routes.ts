@@ -6,7 +6,7 @@ import {
   CreditsSchema,
   ErrorBody,
   OrganizationCreatedSchema,
-  Uuid,
+  IdParam,
   z,
 } from '@weft/contracts';
 import { adjustCredits } from '../../admin/credits';
@@ -17,8 +17,8 @@ import { defineRoute, type AnyRoute } from '../../http/define-route';
 // Operator endpoints (extensions.md 2). Authenticated by ADMIN_TOKEN; absent
 // (404) when it is unset. Not rate limited: the token holder is the operator.
 
-const OrgParams = z.object({ org_id: Uuid });
-const KeyParams = z.object({ key_id: Uuid });
+const OrgParams = z.object({ org_id: IdParam });
+const KeyParams = z.object({ key_id: IdParam });
 const notFound = (what: string) => ({ description: `${what} not found, or admin disabled`, schema: ErrorBody });
 
 export const createOrganizationRoute = defineRoute({

@@ -7,6 +7,7 @@ import {
   ErrorBody,
   ListAgentsQuery,
   ValidationErrorBody,
+  IdParam,
   z,
 } from '@weft/contracts';
 import { createAgent } from '../../catalog/create-agent';
@@ -14,7 +15,7 @@ import { listAgents } from '../../catalog/list-agents';
 import { publishAgentVersion } from '../../catalog/publish-agent-version';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
-const AgentPath = z.object({ agent_id: z.uuid() });
+const AgentPath = z.object({ agent_id: IdParam });
 
 export const listAgentsRoute = defineRoute({
   method: 'get',

@@ -5,6 +5,7 @@ import {
   ErrorBody,
   ListRunsQuery,
   ValidationErrorBody,
+  IdParam,
   z,
 } from '@weft/contracts';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
@@ -12,7 +13,7 @@ import { createAppRun } from '../../runs/create-app-run';
 import { getAppRun } from '../../runs/get-run';
 import { listAppRuns } from '../../runs/list-runs';
 
-const RunPath = z.object({ run_id: z.uuid() });
+const RunPath = z.object({ run_id: IdParam });
 
 export const listAppRunsRoute = defineRoute({
   method: 'get',

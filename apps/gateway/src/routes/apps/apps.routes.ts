@@ -1,10 +1,10 @@
-import { AppPageSchema, AppSchema, CreateAppBody, ErrorBody, ListAppsQuery, z } from '@weft/contracts';
+import { AppPageSchema, AppSchema, CreateAppBody, ErrorBody, IdParam, ListAppsQuery, z } from '@weft/contracts';
 import { createApp } from '../../catalog/create-app';
 import { getApp } from '../../catalog/get-app';
 import { listApps } from '../../catalog/list-apps';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
-const AppPath = z.object({ app_id: z.uuid() });
+const AppPath = z.object({ app_id: IdParam });
 
 export const listAppsRoute = defineRoute({
   method: 'get',

@@ -66,6 +66,20 @@ it('stops downloads through every instance once one of them has deleted the asse
   expect((await download(gw, stranger.apiKey, id)).status).toBe(410);
 });
 
+it('an id in capitals is the same asset: deleting it so stops downloads of the lowercase id on every instance', async () => {
+  const id = await uploaded();
+  // Cached under its lowercase spelling by both instances.
+  expect((await download(gw, owner.apiKey, id)).status).toBe(200);
+  expect((await download(sibling, owner.apiKey, id)).status).toBe(200);
+  expect((await download(sibling, owner.apiKey, id.toUpperCase())).status).toBe(200);
+
+  const deleted = await request(sibling.app).delete(`/assets/${id.toUpperCase()}`).set('X-Api-Key', owner.apiKey);
+  expect(deleted.status).toBe(204);
+  expect((await download(sibling, owner.apiKey, id)).status).toBe(410);
+  expect(await statusWithin(gw, id, 410)).toBe(410);
+  expect((await download(gw, owner.apiKey, id.toUpperCase())).status).toBe(410);
+});
+
 it("applies the access rules to the cached row: another organization's private asset answers like a missing one", async () => {
   const id = await uploaded('private');
   expect((await download(gw, owner.apiKey, id)).status).toBe(200);

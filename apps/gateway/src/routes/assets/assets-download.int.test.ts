@@ -98,6 +98,83 @@ describe('GET /assets/{id}/download', () => {
     expect((stale.body as Buffer).length).toBe(png.length);
   });
 
+  test('If-Range with a stale tag: the whole file even when the range lies past the end; with the current tag, 416', async () => {
+    const etag = (await download(pngId)).headers.etag as string;
+    const past = `bytes=${png.length + 10}-`;
+    const stale = await download(pngId).set('Range', past).set('If-Range', '"stale"');
+    expect(stale.status).toBe(200);
+    expect(Buffer.compare(stale.body as Buffer, png)).toBe(0);
+    const current = await download(pngId).set('Range', past).set('If-Range', etag);
+    expect(current.status).toBe(416);
+    expect(current.headers['content-range']).toBe(`bytes */${png.length}`);
+  });
+
+  test('HEAD: the headers a GET would give, no bytes, and the asset not marked downloaded', async () => {
+    const { body } = await upload(gw.app, mine.apiKey, png);
+    const head = () => request(gw.app).head(`/assets/${body.id}/download`).set('X-Api-Key', mine.apiKey);
+    const whole = await head();
+    expect(whole.status).toBe(200);
+    expect(whole.headers['content-length']).toBe(String(png.length));
+    expect(whole.headers['content-type']).toBe('image/png');
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    expect(whole.headers.etag).toBeTruthy();
+    const ranged = await head().set('Range', 'bytes=10-19');
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers['content-range']).toBe(`bytes 10-19/${png.length}`);
+    expect(ranged.headers['content-length']).toBe('10');
+    expect((await head().set('Range', `bytes=${png.length}-`)).status).toBe(416);
+    const svg = await request(gw.app).head(`/assets/${body.id}/download?svg=true`).set('X-Api-Key', mine.apiKey);
+    expect(svg.status).toBe(200);
+    expect(svg.headers['content-type']).toBe('image/svg+xml');
+    // Still false: nobody received the file.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await request(gw.app).get(`/assets/${body.id}`).set('X-Api-Key', mine.apiKey);
+    expect(after.body.downloaded).toBe(false);
+
+    const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: body.id } });
+    await gw.deps.storage.client.send(new DeleteObjectCommand({ Bucket: gw.deps.storage.bucket, Key: row.storageKey }));
+    expect((await head()).status).toBe(410);
+  });
+
+  test('a store that ignores the Range and sends the whole file: a 200 of the whole file, not a 206', async () => {
+    // Between the gateway and the store, an HTTP proxy that drops the Range header.
+    const store = new URL(gw.config.S3_ENDPOINT!);
+    const proxy = http.createServer((req, res) => {
+      const { range: _range, ...headers } = req.headers;
+      const upstream = http.request(
+        { host: store.hostname, port: store.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const sibling = await gw.startSibling({
+      S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    });
+    try {
+      const res = await request(sibling.app)
+        .get(`/assets/${pngId}/download`)
+        .set('X-Api-Key', mine.apiKey)
+        .set('Range', 'bytes=0-9')
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-range']).toBeUndefined();
+      expect(Buffer.compare(res.body as Buffer, png)).toBe(0);
+    } finally {
+      await sibling.close();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+
   test("another organization's private asset, or none: 404; public and shared ones download", async () => {
     const priv = await upload(gw.app, other.apiKey, png, { visibility: 'private' });
     const pub = await upload(gw.app, other.apiKey, png, { visibility: 'public' });
@@ -138,7 +215,10 @@ describe('GET /assets/{id}/download', () => {
     });
 
     /** GET .../download on a listening server, stopped by `until` after each chunk; resolves once the response is over. */
-    function rawDownload(server: http.Server, until: (received: number, req: http.ClientRequest) => void) {
+    function rawDownload(
+      server: http.Server,
+      until: (received: number, req: http.ClientRequest, res: http.IncomingMessage) => void,
+    ) {
       const { port } = server.address() as AddressInfo;
       return new Promise<{ status: number; declared: number; received: number; complete: boolean }>(
         (resolve, reject) => {
@@ -155,7 +235,7 @@ describe('GET /assets/{id}/download', () => {
                 });
               res.on('data', (chunk: Buffer) => {
                 received += chunk.length;
-                until(received, req);
+                until(received, req, res);
               });
               res.on('error', () => undefined);
               res.on('close', done);
@@ -181,6 +261,32 @@ describe('GET /assets/{id}/download', () => {
       await waitFor('the store socket is released', async () => busyStoreSockets() === 0, {
         timeoutMs: 5_000,
       });
+    });
+
+    test('a client that stops reading is let go after ASSET_DOWNLOAD_STALL_MS, releasing the read from the store', async () => {
+      const sibling = await gw.startSibling({ ASSET_DOWNLOAD_STALL_MS: '1000' });
+      try {
+        let stoppedAt = 0;
+        const result = await rawDownload(sibling.server, (received, _req, res) => {
+          if (received < 1024 * 1024 || stoppedAt) return;
+          stoppedAt = Date.now();
+          res.pause();
+          // Reading again after the limit: what the buffers held, then the end the gateway put after it.
+          setTimeout(() => res.resume(), 2500);
+        });
+        expect(result.status).toBe(200);
+        expect(result.received).toBeLessThan(BIG.length);
+        expect(result.complete).toBe(false);
+        await waitFor(
+          'the store socket is released',
+          async () => sibling.deps.storage.reader.connections().busy === 0,
+          {
+            timeoutMs: 5_000,
+          },
+        );
+      } finally {
+        await sibling.close();
+      }
     });
 
     test('the store failing mid-file aborts the response rather than ending it short', async () => {

@@ -75,6 +75,13 @@ describe('GET /assets', () => {
     expect(await listIds(`?${q}`)).toEqual([ids.public, ids.private]);
   });
 
+  test('asset_ids[] (the axios and PHP spelling) filters like asset_ids, and ids may be in capitals', async () => {
+    const q = [ids.private, ids.public!.toUpperCase()].map((id) => `asset_ids[]=${id}`).join('&');
+    expect(await listIds(`?${q}`)).toEqual([ids.public, ids.private]);
+    expect(await listIds(`?asset_ids[]=${ids.private}&asset_ids=${ids.public}`)).toEqual([ids.public, ids.private]);
+    expect((await get('/assets?asset_ids[]=nope', mine.apiKey)).status).toBe(422);
+  });
+
   test('agent_id and run_id match produced assets only, and combine with AND', async () => {
     expect(await listIds(`?agent_id=${ids.agent}`)).toEqual([ids.produced]);
     expect(await listIds(`?run_id=${ids.run}`)).toEqual([ids.produced]);
@@ -106,6 +113,8 @@ describe('GET /assets', () => {
     expect((await get('/assets?asset_ids=nope', mine.apiKey)).status).toBe(422);
     expect((await get('/assets?cursor=garbage!', mine.apiKey)).status).toBe(422);
     expect((await get(`/assets?external_id=${'x'.repeat(256)}`, mine.apiKey)).status).toBe(422);
+    expect((await get('/assets?external_id=a%00b', mine.apiKey)).status).toBe(422);
+    expect((await get('/assets?external_id=', mine.apiKey)).status).toBe(422);
   });
 });
 

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { AssetSchema, ErrorBody, ValidationErrorBody } from '@weft/contracts';
 import request from 'supertest';
 import { expectSchema } from '../../testing/expect-schema';
@@ -157,7 +159,7 @@ describe('POST /assets/upload: accepted files', () => {
 
   test('counts against the create rate-limit bucket', async () => {
     const res = await upload(gw.app, org.apiKey, await pngBytes());
-    expect(res.headers['x-ratelimit-limit']).toBe(String(gw.config.RATE_LIMIT_CREATE_PER_MINUTE));
+    expect(res.headers['x-ratelimit-limit']).toBe(String(gw.config.RATE_LIMIT_UPLOAD_PER_MINUTE));
   });
 });
 
@@ -226,6 +228,34 @@ describe('POST /assets/upload: refused files store nothing', () => {
     expect(res.sentBytes).toBeLessThan(big.length);
   });
 
+  test('a declared length that cannot fit, from a client that sends it all before reading (fetch): it reads the 413', async () => {
+    const { port } = gw.server.address() as AddressInfo;
+    // In a process of its own: in this one, the client would read the answer in the
+    // same turn of the event loop as the gateway closes, before any reset arrives.
+    const client = `
+      const [url, key, size] = process.argv.slice(1);
+      (async () => {
+        for (let i = 0; i < 3; i++) {
+          const form = new FormData();
+          form.append('file', new Blob([Buffer.alloc(Number(size))]), 'big.txt');
+          try {
+            const res = await fetch(url, { method: 'POST', headers: { 'X-Api-Key': key }, body: form });
+            console.log(res.status, (await res.json()).detail);
+          } catch (err) {
+            console.log('failed', err.cause?.code ?? err.message);
+          }
+        }
+      })();`;
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '-e',
+      client,
+      `http://127.0.0.1:${port}/assets/upload`,
+      org.apiKey,
+      String(3 * MAX_BYTES),
+    ]);
+    expect(stdout.trim().split('\n')).toEqual(Array(3).fill(`413 The file is larger than ${MAX_BYTES} bytes`));
+  });
+
   test('external_id longer than 255: 422, and the key stays free', async () => {
     const long = 'k'.repeat(256);
     const res = await upload(gw.app, org.apiKey, await pngBytes(), { externalId: long });
@@ -234,10 +264,27 @@ describe('POST /assets/upload: refused files store nothing', () => {
     expect(body.detail[0]!.loc).toEqual(['body', 'external_id']);
   });
 
+  test('external_id with a NUL character, or empty: 422, nothing stored', async () => {
+    const keysBefore = await listKeys(gw.deps.storage);
+    const nul = await upload(gw.app, org.apiKey, await pngBytes(), { externalId: 'ab\u0000cd' });
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail[0]).toMatchObject({ loc: ['body', 'external_id'], type: 'string_nul' });
+    const empty = await upload(gw.app, org.apiKey, await pngBytes(), { externalId: '' });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0]).toMatchObject({ loc: ['body', 'external_id'], type: 'string_too_short' });
+    expect(await listKeys(gw.deps.storage)).toEqual(keysBefore);
+  });
+
   test('no file part: 422', async () => {
     const res = await request(gw.app).post('/assets/upload').set('X-Api-Key', org.apiKey).field('visibility', 'public');
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'file']);
+  });
+
+  test('a file part without a filename (read as a text field): 422 saying so', async () => {
+    const res = await request(gw.app).post('/assets/upload').set('X-Api-Key', org.apiKey).field('file', 'bytes');
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'file'], msg: expect.stringContaining('filename') });
   });
 
   test('a JSON body instead of a form: 422', async () => {

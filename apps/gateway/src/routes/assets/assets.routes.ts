@@ -5,6 +5,7 @@ import {
   ErrorBody,
   ListAssetsQuery,
   UploadAssetForm,
+  IdParam,
   z,
 } from '@weft/contracts';
 import { deleteAsset } from '../../assets/delete-asset';
@@ -15,7 +16,7 @@ import { uploadAsset } from '../../assets/upload-asset';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 import { sendStream } from '../../http/send-stream';
 
-const AssetPath = z.object({ asset_id: z.uuid() });
+const AssetPath = z.object({ asset_id: IdParam });
 
 export const listAssetsRoute = defineRoute({
   method: 'get',
@@ -39,7 +40,7 @@ export const uploadAssetRoute = defineRoute({
   summary: 'Upload a file (streamed to storage; processed in the background)',
   tags: ['assets'],
   auth: 'api',
-  rateLimit: 'create',
+  rateLimit: 'upload',
   request: { form: UploadAssetForm },
   responses: {
     200: { description: 'The asset, usable at once', schema: AssetSchema },
@@ -98,17 +99,20 @@ export const downloadAssetRoute = defineRoute({
         svg: query.svg,
         ...(req.headers.range ? { range: req.headers.range } : {}),
         ...(typeof req.headers['if-range'] === 'string' ? { ifRange: req.headers['if-range'] } : {}),
+        head: req.method === 'HEAD',
       },
       (err) => req.log.warn({ err }, 'could not mark the asset downloaded'),
     );
     res.status(download.status);
     for (const [name, value] of Object.entries(download.headers)) res.setHeader(name, value);
     const body = download.body;
-    if (typeof body === 'string') {
+    if (body === undefined || typeof body === 'string') {
       res.end(body);
       return undefined;
     }
-    await sendStream(body, res);
+    await sendStream(body, res, deps.config.ASSET_DOWNLOAD_STALL_MS, (err) =>
+      req.log.info({ err }, 'download given up: the client stopped reading'),
+    );
     return undefined;
   },
 });

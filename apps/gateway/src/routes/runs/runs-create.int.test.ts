@@ -89,6 +89,19 @@ describe('input rules (422, nothing claimed)', () => {
     expect((await post({ agent_id: agentId, inputs: [{ value: 'x' }] })).status).toBe(422);
   });
 
+  test('a NUL character in any text (which PostgreSQL cannot store) and an empty external_id are 422', async () => {
+    const nul = await post({
+      agent_id: agentId,
+      inputs: [{ id: 'topic', value: 'a\u0000b' }],
+      external_id: 'claim-test',
+    });
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 0, 'value'], type: 'string_nul' });
+    const empty = await post({ agent_id: agentId, inputs: [{ id: 'topic', value: 'x' }], external_id: '' });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0]).toMatchObject({ loc: ['body', 'external_id'], type: 'string_too_short' });
+  });
+
   test('the key of a rejected request is still free', async () => {
     const res = await post({ agent_id: agentId, inputs: [{ id: 'topic', value: 'x' }], external_id: 'claim-test' });
     expect(res.status).toBe(201);

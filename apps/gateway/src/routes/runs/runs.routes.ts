@@ -6,6 +6,7 @@ import {
   RunPageSchema,
   RunSchema,
   ValidationErrorBody,
+  IdParam,
   z,
 } from '@weft/contracts';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
@@ -13,8 +14,8 @@ import { createAgentRun } from '../../runs/create-agent-run';
 import { getRun } from '../../runs/get-run';
 import { listRuns } from '../../runs/list-runs';
 
-const RunPath = z.object({ run_id: z.uuid() });
-const ReviewPath = z.object({ run_id: z.uuid(), review_id: z.uuid() });
+const RunPath = z.object({ run_id: IdParam });
+const ReviewPath = z.object({ run_id: IdParam, review_id: IdParam });
 
 export const listRunsRoute = defineRoute({
   method: 'get',
