@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import type { AssetMetadata } from './image';
 import { UnprocessableMediaError } from './image';
+import { runOnWorker, WorkerJobError } from './one-shot-worker';
 
 /**
  * Heap the page count may take. pdf-lib builds every object of the document:
@@ -33,24 +33,20 @@ const { PDFDocument } = require(workerData.modulePath);
  * pdf-lib is loaded by the thread only: the gateway, which imports this
  * package for content detection, never loads it.
  */
-export function analysePdf(bytes: Uint8Array): Promise<AssetMetadata> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { modulePath: require.resolve('pdf-lib'), bytes },
-      resourceLimits: { maxOldGenerationSizeMb: PDF_HEAP_MB },
-    });
-    worker.once('message', (message: { pageCount?: number; error?: string }) => {
-      void worker.terminate();
-      if (message.error !== undefined) reject(new UnprocessableMediaError(`Unreadable PDF: ${message.error}`));
-      else resolve({ page_count: message.pageCount ?? 0 });
-    });
-    worker.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        reject(new UnprocessableMediaError(`The PDF is too complex to count its pages within ${PDF_HEAP_MB} MB`));
-      } else reject(err);
-    });
-    // After a message or an error this changes nothing: a promise settles once.
-    worker.once('exit', (code) => reject(new Error(`PDF page counter exited (${code})`)));
-  });
+export async function analysePdf(bytes: Uint8Array): Promise<AssetMetadata> {
+  try {
+    const { pageCount } = await runOnWorker<{ pageCount: number }>(
+      WORKER_SOURCE,
+      { modulePath: require.resolve('pdf-lib'), bytes },
+      PDF_HEAP_MB,
+      'PDF page counter',
+    );
+    return { page_count: pageCount };
+  } catch (err) {
+    if (err instanceof WorkerJobError) throw new UnprocessableMediaError(`Unreadable PDF: ${err.message}`);
+    if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      throw new UnprocessableMediaError(`The PDF is too complex to count its pages within ${PDF_HEAP_MB} MB`);
+    }
+    throw err;
+  }
 }

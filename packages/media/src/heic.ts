@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { runOnWorker } from './one-shot-worker';
 
 // sharp's prebuilt libvips reads HEIF containers but decodes only AV1 inside
 // them (AVIF): HEVC, what phones write to .heic, is left out of its builds
@@ -24,25 +24,13 @@ decode({ buffer: workerData.input }).then(
 `;
 
 /** Decodes an HEVC HEIF's primary image (its rotation and mirroring applied) on a worker thread. */
-export function decodeHevcHeif(input: Buffer): Promise<RawImage> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { modulePath: require.resolve('heic-decode'), input },
-      // A photo decodes in tens of megabytes; this bounds what a hostile file can take.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
-    });
-    worker.once('message', (message: { error?: string; width: number; height: number; data: Uint8ClampedArray }) => {
-      void worker.terminate();
-      if (message.error !== undefined) reject(new Error(message.error));
-      else
-        resolve({
-          width: message.width,
-          height: message.height,
-          data: Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength),
-        });
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`HEIF decoder exited (${code})`)));
-  });
+export async function decodeHevcHeif(input: Buffer): Promise<RawImage> {
+  const { width, height, data } = await runOnWorker<{ width: number; height: number; data: Uint8ClampedArray }>(
+    WORKER_SOURCE,
+    { modulePath: require.resolve('heic-decode'), input },
+    // A photo decodes in tens of megabytes; this bounds what a hostile file can take.
+    512,
+    'HEIF decoder',
+  );
+  return { width, height, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
 }

@@ -71,9 +71,10 @@ describe('traceToSvg', () => {
     } finally {
       clearInterval(timer);
     }
-    // The timer ran all along: ticks throughout, none late by more than a blink.
+    // The timer ran all along. The bound leaves room for a loaded two-core CI
+    // machine descheduling this thread; a trace on it held the loop for seconds.
     expect(ticks).toBeGreaterThan(10);
-    expect(longestGap).toBeLessThan(100);
+    expect(longestGap).toBeLessThan(500);
   });
 
   test('the same image asked for again, or twice at once, is traced once', async () => {

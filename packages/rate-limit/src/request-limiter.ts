@@ -13,7 +13,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 // that, while Redis is away, each instance grants the full budget on its own.
 
 /** `create`: POST /runs and /app-runs; `upload`: POST /assets/upload (interface.md 8 counts them apart). */
-export type RateBucket = 'default' | 'create' | 'upload';
+export const RATE_BUCKETS = ['default', 'create', 'upload'] as const;
+export type RateBucket = (typeof RATE_BUCKETS)[number];
 
 export interface RateLimitState {
   limit: number;
@@ -88,7 +89,7 @@ export function createRateLimiter({
   onRejected,
 }: RateLimiterOptions): RequestRateLimiter {
   const buckets = {} as Record<RateBucket, { limit: number; store: RateLimiterRedis; fallback: RateLimiterMemory }>;
-  for (const bucket of ['default', 'create', 'upload'] as const) {
+  for (const bucket of RATE_BUCKETS) {
     const points = limits[bucket];
     buckets[bucket] = {
       limit: points,

@@ -86,7 +86,7 @@ export async function downloadAsset(
     }
     const name = displayName(file.filename, file.id, 'svg', true);
     result = request.head
-      ? await tracedHead(storage, file.storageKey, name)
+      ? await tracedHead(storage, file, name)
       : await traced(storage, file.storageKey, limits, name);
   } else {
     result = await streamed(storage, file, displayName(file.filename, file.id, extension), request);
@@ -97,12 +97,8 @@ export async function downloadAsset(
 }
 
 /** HEAD of an SVG conversion: its length is known only by tracing, which a HEAD does not pay for. */
-async function tracedHead(storage: Storage, key: string, name: string): Promise<Download> {
-  try {
-    await statObject(storage, key);
-  } catch (err) {
-    throw storageError(err);
-  }
+async function tracedHead(storage: Storage, file: AssetFile, name: string): Promise<Download> {
+  await open(storage, file, undefined, true);
   return {
     status: 200,
     headers: { ...SAFE_HEADERS, 'Content-Type': 'image/svg+xml', 'Content-Disposition': attachmentDisposition(name) },
