@@ -86,8 +86,19 @@ export class RateLimitedError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(message: string) {
-    super(503, message);
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(503, message, {}, retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/**
+ * The client hung up before its answer was ready: the work done only for that
+ * answer stops. 499 is nginx's status for it; nobody is left to read it, but
+ * logs and metrics tell it apart from the service's own failures.
+ */
+export class ClientClosedRequestError extends AppError {
+  constructor() {
+    super(499, 'Client closed request');
   }
 }
 

@@ -43,6 +43,18 @@ export interface TracePoolSettings {
   /** A worker left idle this long is ended (and its heap returned); the next trace starts another. */
   idleMs: number;
   /**
+   * Callers that may wait for a slot; one more is refused (TracerBusyError,
+   * a 503 with Retry-After) rather than kept waiting behind minutes of traces
+   * its client will have given up on.
+   */
+  maxQueued: number;
+  /**
+   * Longest a trace may run on its worker (not counting its wait in the queue
+   * or the decoding): past it the worker is ended and the image refused as
+   * too complex. The worst case at the tracer's size takes a few seconds.
+   */
+  timeoutMs: number;
+  /**
    * Heap of one worker. Line art and logos, what the conversion is for, trace
    * in tens of megabytes; a 1024-pixel noise image, about the worst case at the
    * tracer's size, peaks near 450 MB. Beyond the limit the worker is ended and
@@ -51,11 +63,31 @@ export interface TracePoolSettings {
   maxOldGenerationSizeMb: number;
 }
 
-const DEFAULT_SETTINGS: TracePoolSettings = { idleMs: 30_000, maxOldGenerationSizeMb: 192 };
+const DEFAULT_SETTINGS: TracePoolSettings = {
+  idleMs: 30_000,
+  maxQueued: 8,
+  timeoutMs: 30_000,
+  maxOldGenerationSizeMb: 192,
+};
+
+/** A slow trace at the tracer's size, for a Retry-After: the queue ahead drains at about this pace. */
+const SECONDS_PER_TRACE = 3;
+
+/** All slots taken and the queue full: try again shortly. */
+export class TracerBusyError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('the SVG tracer is busy');
+  }
+}
 
 interface Job {
   resolve(svg: string): void;
   reject(err: Error): void;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(err: unknown): void;
 }
 
 interface PooledWorker {
@@ -74,10 +106,11 @@ interface PooledWorker {
  */
 export class TracePool {
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: Waiter[] = [];
   private readonly idle: PooledWorker[] = [];
   private readonly settings: TracePoolSettings;
   private handed = 0;
+  private alive = 0;
 
   constructor(
     readonly size: number,
@@ -97,6 +130,11 @@ export class TracePool {
     return this.handed;
   }
 
+  /** Worker threads alive, busy or idle. */
+  get workers(): number {
+    return this.alive;
+  }
+
   /** Callers waiting for a slot. */
   get queued(): number {
     return this.waiting.length;
@@ -104,14 +142,18 @@ export class TracePool {
 
   /**
    * Takes a slot (waiting for one if all are taken), runs `prepare` (the
-   * decoding, so that the pool bounds decoded images too) and traces the PNG
-   * it returns on a worker thread.
+   * reading and decoding, so that the pool bounds the images in memory too)
+   * and traces the PNG it returns on a worker thread. Once `signal` aborts, the
+   * caller stops waiting for a slot, or its trace is ended; it rejects with
+   * the signal's reason.
    */
-  async run(prepare: () => Promise<Buffer>, options: TraceOptions): Promise<string> {
-    await this.acquire();
+  async run(prepare: () => Promise<Buffer>, options: TraceOptions, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    await this.acquire(signal);
     try {
       const png = await prepare();
-      return await this.trace(png, options);
+      signal?.throwIfAborted();
+      return await this.trace(png, options, signal);
     } finally {
       this.release();
     }
@@ -128,28 +170,73 @@ export class TracePool {
     );
   }
 
-  private acquire(): Promise<void> {
+  private acquire(signal: AbortSignal | undefined): Promise<void> {
     if (this.active < this.size) {
       this.active++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    if (this.waiting.length >= this.settings.maxQueued) {
+      return Promise.reject(new TracerBusyError(Math.ceil((this.waiting.length * SECONDS_PER_TRACE) / this.size)));
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
   }
 
   private release(): void {
     const next = this.waiting.shift();
     // The slot passes straight to the next caller: `active` stays as it is.
-    if (next) next();
+    if (next) next.resolve();
     else this.active--;
   }
 
-  private trace(png: Buffer, options: TraceOptions): Promise<string> {
+  private trace(png: Buffer, options: TraceOptions, signal: AbortSignal | undefined): Promise<string> {
     const pooled = this.idle.pop() ?? this.spawn();
     clearTimeout(pooled.idleTimer);
     pooled.worker.ref();
     this.handed++;
     return new Promise((resolve, reject) => {
-      pooled.job = { resolve, reject };
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      // potrace cannot be interrupted from outside: a trace nobody waits for
+      // any more, or one past its time, ends with its worker (the next trace
+      // starts another). The slot is freed once the thread has stopped.
+      const end = (err: unknown) => {
+        settle();
+        pooled.job = undefined;
+        pooled.worker.removeAllListeners('message');
+        void pooled.worker.terminate().finally(() => reject(err));
+      };
+      const onAbort = () => end(signal!.reason);
+      const timer = setTimeout(() => {
+        end(new UnprocessableMediaError(`the image took longer than ${this.settings.timeoutMs / 1000} s to trace`));
+      }, this.settings.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pooled.job = {
+        resolve: (svg) => {
+          settle();
+          resolve(svg);
+        },
+        reject: (err) => {
+          settle();
+          reject(err);
+        },
+      };
       // Copied, not transferred: sharp's buffers may not be detachable.
       pooled.worker.postMessage({ png, options });
     });
@@ -162,6 +249,7 @@ export class TracePool {
       resourceLimits: { maxOldGenerationSizeMb: this.settings.maxOldGenerationSizeMb },
     });
     const pooled: PooledWorker = { worker };
+    this.alive++;
     worker.on('message', (message: { svg?: string; error?: string }) => {
       const job = pooled.job;
       pooled.job = undefined;
@@ -173,6 +261,7 @@ export class TracePool {
       pooled.failure = err;
     });
     worker.on('exit', (code) => {
+      this.alive--;
       clearTimeout(pooled.idleTimer);
       const at = this.idle.indexOf(pooled);
       if (at >= 0) this.idle.splice(at, 1);

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { UnprocessableMediaError } from './image';
 import { SvgCache } from './svg-cache';
-import { TracePool, tracePool } from './trace-pool';
+import { TracePool, TracerBusyError, tracePool } from './trace-pool';
 import { traceToSvg } from './vectorize';
 
 const limits = { maxPixels: 268_402_689 };
@@ -27,6 +27,25 @@ function disc(size = 200): Promise<Buffer> {
 }
 
 afterAll(() => tracePool.close());
+
+/** A promise and the function that settles it, to hold a step until the test lets it go on. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/** A caller's rejection, for the tests that check which one it was. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
 
 describe('traceToSvg', () => {
   test('traces a raster image into SVG paths', async () => {
@@ -91,6 +110,80 @@ describe('traceToSvg', () => {
   });
 });
 
+describe('traceToSvg with a source read in its turn', () => {
+  test('a waiting caller holds no image: its source is read once the tracer is free for it', async () => {
+    const png = await disc(64);
+    const first = gate();
+    const a = traceToSvg({ key: `a-${Math.random()}`, read: () => first.opened.then(() => png) }, limits);
+    const readB = jest.fn(async () => png);
+    const b = traceToSvg({ key: `b-${Math.random()}`, read: readB }, limits);
+    await tick();
+    expect(tracePool.queued).toBe(1);
+    expect(readB).not.toHaveBeenCalled();
+    first.open();
+    expect(await a).toMatch(/^<svg/);
+    expect(await b).toMatch(/^<svg/);
+    expect(readB).toHaveBeenCalledTimes(1);
+  });
+
+  test('a failed read reaches every caller as it was, and is not kept', async () => {
+    const key = `gone-${Math.random()}`;
+    const failure = new Error('the object is gone');
+    const read = jest.fn(() => Promise.reject(failure));
+    const results = await Promise.allSettled([traceToSvg({ key, read }, limits), traceToSvg({ key, read }, limits)]);
+    expect(results).toEqual([
+      { status: 'rejected', reason: failure },
+      { status: 'rejected', reason: failure },
+    ]);
+    expect(read).toHaveBeenCalledTimes(1);
+    await expect(traceToSvg({ key, read: async () => disc(64) }, limits)).resolves.toMatch(/^<svg/);
+  });
+
+  test('a caller that stops waiting leaves; the trace goes on while another caller waits for it', async () => {
+    const png = await disc(64);
+    const held = gate();
+    const key = `shared-${Math.random()}`;
+    const read = jest.fn(() => held.opened.then(() => png));
+    const leaving = new AbortController();
+    const a = traceToSvg({ key, read }, limits, leaving.signal);
+    const b = traceToSvg({ key, read }, limits, new AbortController().signal);
+    const reason = new Error('client gone');
+    leaving.abort(reason);
+    expect(await rejection(a)).toBe(reason);
+    held.open();
+    expect(await b).toMatch(/^<svg/);
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+
+  test('once every caller has left, the trace is ended, and a new caller starts afresh', async () => {
+    const noise = await noisePng(1024, 0, 5);
+    const key = `abandoned-${Math.random()}`;
+    const read = jest.fn(async () => noise);
+    const [one, two] = [new AbortController(), new AbortController()];
+    const handed = tracePool.traced;
+    const a = traceToSvg({ key, read }, limits, one.signal);
+    const b = traceToSvg({ key, read }, limits, two.signal);
+    await waitUntil(() => tracePool.traced === handed + 1);
+    // 1024 px of noise: seconds of potrace, so it is still running here.
+    await tick();
+    one.abort(new Error('gone'));
+    expect(tracePool.running).toBe(1); // the other caller still waits for it
+    two.abort(new Error('gone too'));
+    await Promise.allSettled([a, b]);
+    // The worker was ended with its trace, not left to finish it (an idle one lives on for 30 s).
+    await waitUntil(() => tracePool.running === 0);
+    expect(tracePool.workers).toBe(0);
+    // Nothing was kept under the key: the next caller reads and traces again.
+    await expect(traceToSvg({ key, read: async () => disc(64) }, limits)).resolves.toMatch(/^<svg/);
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
 describe('TracePool', () => {
   test('runs at most `size` traces at once; the others wait their turn, first come first served', async () => {
     const pool = new TracePool(2);
@@ -131,6 +224,62 @@ describe('TracePool', () => {
     await expect(pool.run(async () => noise, { turdSize: 0 })).rejects.toThrow(
       new UnprocessableMediaError('the image is too complex to trace'),
     );
+    expect(await pool.run(() => disc(64), {})).toMatch(/^<svg/);
+    await pool.close();
+  });
+});
+
+describe('TracePool limits', () => {
+  test('refuses a caller beyond its queue with a Retry-After; those queued are served', async () => {
+    const pool = new TracePool(1, { maxQueued: 2 });
+    const png = await disc(64);
+    const held = gate();
+    const runs = [0, 1, 2].map(() =>
+      pool.run(async () => {
+        await held.opened;
+        return png;
+      }, {}),
+    );
+    await tick();
+    expect([pool.running, pool.queued]).toEqual([1, 2]);
+    const busy = await rejection(pool.run(async () => png, {}));
+    expect(busy).toBeInstanceOf(TracerBusyError);
+    expect((busy as TracerBusyError).retryAfterSeconds).toBeGreaterThan(0);
+    held.open();
+    expect((await Promise.all(runs)).every((svg) => svg.startsWith('<svg'))).toBe(true);
+    await pool.close();
+  });
+
+  test('a caller that stops waiting for a slot leaves the queue and is never prepared', async () => {
+    const pool = new TracePool(1);
+    const png = await disc(64);
+    const held = gate();
+    const first = pool.run(async () => {
+      await held.opened;
+      return png;
+    }, {});
+    const prepare = jest.fn(async () => png);
+    const leaving = new AbortController();
+    const second = pool.run(prepare, {}, leaving.signal);
+    await tick();
+    expect(pool.queued).toBe(1);
+    const reason = new Error('client gone');
+    leaving.abort(reason);
+    expect(await rejection(second)).toBe(reason);
+    expect(pool.queued).toBe(0);
+    held.open();
+    expect(await first).toMatch(/^<svg/);
+    expect(prepare).not.toHaveBeenCalled();
+    expect([pool.running, pool.traced]).toEqual([0, 1]);
+    await pool.close();
+  });
+
+  test('a trace past its time is ended with its worker and refused; the pool goes on', async () => {
+    const pool = new TracePool(1, { timeoutMs: 100 });
+    const noise = await noisePng(1024, 0, 9);
+    const err = await rejection(pool.run(async () => noise, { turdSize: 0 }));
+    expect(err).toEqual(new UnprocessableMediaError('the image took longer than 0.1 s to trace'));
+    expect(pool.workers).toBe(0);
     expect(await pool.run(() => disc(64), {})).toMatch(/^<svg/);
     await pool.close();
   });

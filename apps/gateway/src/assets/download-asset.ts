@@ -1,6 +1,13 @@
 import type { Readable } from 'node:stream';
 import { AppError, BadRequestError, GoneError, NotFoundError, ServiceUnavailableError } from '@weft/errors';
-import { extensionOf, RASTER_EXTENSIONS, traceToSvg, UnprocessableMediaError, type MediaExtension } from '@weft/media';
+import {
+  extensionOf,
+  RASTER_EXTENSIONS,
+  traceToSvg,
+  TracerBusyError,
+  UnprocessableMediaError,
+  type MediaExtension,
+} from '@weft/media';
 import {
   isInvalidRange,
   isMissingObject,
@@ -22,6 +29,8 @@ export interface DownloadRequest {
   ifRange?: string;
   /** A HEAD request: the GET's status and headers, no bytes moved, `downloaded` left alone. */
   head?: boolean;
+  /** Aborts when the client hangs up: an SVG conversion nobody waits for stops. */
+  signal?: AbortSignal;
 }
 
 export interface DownloadLimits {
@@ -87,7 +96,7 @@ export async function downloadAsset(
     const name = displayName(file.filename, file.id, 'svg', true);
     result = request.head
       ? await tracedHead(storage, file, name)
-      : await traced(storage, file.storageKey, limits, name);
+      : await traced(storage, file.storageKey, limits, name, request.signal);
   } else {
     result = await streamed(storage, file, displayName(file.filename, file.id, extension), request);
   }
@@ -105,19 +114,33 @@ async function tracedHead(storage: Storage, file: AssetFile, name: string): Prom
   };
 }
 
-async function traced(storage: Storage, key: string, limits: DownloadLimits, name: string): Promise<Download> {
-  let bytes: Buffer;
-  try {
-    bytes = await readObject(storage, key, limits.maxTraceBytes);
-  } catch (err) {
-    throw storageError(err);
-  }
+async function traced(
+  storage: Storage,
+  key: string,
+  limits: DownloadLimits,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<Download> {
+  // An object's bytes never change under its store key, so the key names the
+  // result; the original is read only when the tracer is free for it.
+  const source = {
+    key: `object:${key}`,
+    read: async () => {
+      try {
+        return await readObject(storage, key, limits.maxTraceBytes);
+      } catch (err) {
+        throw storageError(err);
+      }
+    },
+  };
   let svg: string;
   try {
-    svg = await traceToSvg(bytes, { maxPixels: limits.maxPixels });
+    svg = await traceToSvg(source, { maxPixels: limits.maxPixels }, signal);
   } catch (err) {
     if (err instanceof UnprocessableMediaError)
       throw new BadRequestError(`The image cannot be converted: ${err.message}`);
+    if (err instanceof TracerBusyError)
+      throw new ServiceUnavailableError('The SVG converter is busy; try again shortly', err.retryAfterSeconds);
     throw err;
   }
   return {

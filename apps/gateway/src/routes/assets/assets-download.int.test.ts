@@ -2,6 +2,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { tracePool, traceToSvg } from '@weft/media';
 import { waitFor } from '@weft/testing';
 import request from 'supertest';
 import { MP4_HEADER, PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
@@ -190,6 +191,9 @@ describe('GET /assets/{id}/download', () => {
     const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: body.id } });
     await gw.deps.storage.client.send(new DeleteObjectCommand({ Bucket: gw.deps.storage.bucket, Key: row.storageKey }));
     expect((await download(body.id)).status).toBe(410);
+    const svg = await request(gw.app).get(`/assets/${body.id}/download?svg=true`).set('X-Api-Key', mine.apiKey);
+    expect(svg.status).toBe(410);
+    expect(svg.body).toEqual({ detail: 'The file is no longer available' });
   });
 
   test('SVG content is an attachment under a sandboxing Content-Security-Policy', async () => {
@@ -339,6 +343,64 @@ describe('GET /assets/{id}/download', () => {
       const { body } = await upload(gw.app, mine.apiKey, PDF_BYTES, { partName: 'doc.pdf' });
       const res = await request(gw.app).get(`/assets/${body.id}/download?svg=true`).set('X-Api-Key', mine.apiKey);
       expect(res.status).toBe(400);
+    });
+
+    describe('while the tracer is taken', () => {
+      // This process's tracer holds one trace at a time; a trace of the test's
+      // own, whose image is withheld until `release`, keeps it taken.
+      let release: () => void;
+      let holding: Promise<string>;
+      let images: string[];
+      beforeEach(async () => {
+        const withheld = new Promise<void>((resolve) => (release = resolve));
+        holding = traceToSvg({ key: `held-${randomUUID()}`, read: () => withheld.then(() => png) }, { maxPixels: 1e8 });
+        await waitFor('the tracer taken', () => tracePool.running === 1);
+        // Distinct images, so that no two requests share one trace.
+        images = [];
+        for (let i = 0; i < 9; i++) {
+          const { body } = await upload(gw.app, mine.apiKey, await pngBytes(40 + i, 30), { partName: `p${i}.png` });
+          images.push(body.id as string);
+        }
+      });
+      afterEach(async () => {
+        release();
+        await holding;
+      });
+
+      const traceOf = (id: string) =>
+        request(gw.app).get(`/assets/${id}/download?svg=true`).set('X-Api-Key', mine.apiKey);
+
+      test('requests wait their turn; one too many gets 503 with Retry-After, and those waiting are served', async () => {
+        const waiting = images.slice(0, 8).map((id) => traceOf(id).then((res) => res));
+        await waitFor('eight requests queued', () => tracePool.queued === 8);
+        const busy = await traceOf(images[8]!);
+        expect(busy.status).toBe(503);
+        expect(busy.body).toEqual({ detail: 'The SVG converter is busy; try again shortly' });
+        expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        release();
+        for (const res of await Promise.all(waiting)) {
+          expect(res.status).toBe(200);
+          expect(res.headers['content-type']).toBe('image/svg+xml');
+        }
+      });
+
+      test('a client that hangs up while waiting leaves the queue: its image is never traced', async () => {
+        const req = http.get({
+          host: '127.0.0.1',
+          port: (gw.server.address() as AddressInfo).port,
+          path: `/assets/${images[0]}/download?svg=true`,
+          headers: { 'X-Api-Key': mine.apiKey },
+        });
+        req.on('error', () => undefined);
+        await waitFor('the request queued', () => tracePool.queued === 1);
+        const traced = tracePool.traced;
+        req.destroy();
+        await waitFor('the request gone from the queue', () => tracePool.queued === 0);
+        release();
+        await holding;
+        expect(tracePool.running).toBe(0);
+        expect(tracePool.traced).toBe(traced + 1); // the test's own trace, and no other
+      });
     });
   });
 });

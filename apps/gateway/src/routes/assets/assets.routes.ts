@@ -13,6 +13,7 @@ import { downloadAsset } from '../../assets/download-asset';
 import { getAsset } from '../../assets/get-asset';
 import { listAssets } from '../../assets/list-assets';
 import { uploadAsset } from '../../assets/upload-asset';
+import { clientGoneSignal } from '../../http/client-gone';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 import { sendStream } from '../../http/send-stream';
 
@@ -86,7 +87,10 @@ export const downloadAssetRoute = defineRoute({
     404: { description: 'Not found or not accessible', schema: ErrorBody },
     410: { description: 'Deleted, or the file is no longer available', schema: ErrorBody },
     416: { description: 'The range lies outside the file', schema: ErrorBody },
-    503: { description: 'Storage temporarily unavailable', schema: ErrorBody },
+    503: {
+      description: 'Storage temporarily unavailable, or (svg=true) the converter busy: see Retry-After',
+      schema: ErrorBody,
+    },
   },
   handler: async ({ deps, auth, params, query, req, res }) => {
     const download = await downloadAsset(
@@ -100,6 +104,8 @@ export const downloadAssetRoute = defineRoute({
         ...(req.headers.range ? { range: req.headers.range } : {}),
         ...(typeof req.headers['if-range'] === 'string' ? { ifRange: req.headers['if-range'] } : {}),
         head: req.method === 'HEAD',
+        // Only a conversion has work to stop; a plain download stops with its stream.
+        ...(query.svg ? { signal: clientGoneSignal(res) } : {}),
       },
       (err) => req.log.warn({ err }, 'could not mark the asset downloaded'),
     );
