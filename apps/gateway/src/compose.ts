@@ -6,6 +6,7 @@ import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/stor
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAssetFiles } from './assets/asset-files';
+import { UploadMemory, UPLOADS_WAITING_MAX } from './assets/upload-memory';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
 import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
@@ -103,6 +104,7 @@ export function createGatewayRuntime(
     assetFiles,
     assetUrls,
     assetJobs,
+    uploadMemory: new UploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES, UPLOADS_WAITING_MAX),
     engine,
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,

@@ -54,6 +54,11 @@ const GatewayEnv = z.object({
   ...otelEnvShape('weft-gateway'),
   /** Largest accepted upload; above it 413 and the multipart upload is aborted. */
   ASSET_MAX_UPLOAD_BYTES: envInt(1, 50 * 1024 ** 3).default(100 * 1024 * 1024),
+  /**
+   * Memory this instance's uploads may hold at once (assets/upload-memory.ts);
+   * uploads beyond it wait their turn. A quarter of the gateway pod's 512 MiB.
+   */
+  ASSET_UPLOAD_MEMORY_BYTES: envInt(8 * 1024 * 1024, 64 * 1024 ** 3).default(128 * 1024 * 1024),
   /** Lifetime of presigned asset URLs (SigV4 allows up to 7 days). */
   ASSET_URL_TTL_SECONDS: envInt(60, 7 * 24 * 3600).default(3600),
   /** A CDN in front of the bucket: asset URLs become `<base>/<key>` instead of presigned S3 URLs. */

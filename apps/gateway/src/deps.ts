@@ -1,4 +1,5 @@
 import type { Db } from '@weft/db';
+import type { UploadMemory } from './assets/upload-memory';
 import type { EndedRunCache } from './runs/ended-run-cache';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   /** URLs of asset files that work without credentials (presigned, or on the CDN). */
   assetUrls: UrlSigner;
   assetJobs: AssetJobProducer;
+  /** What this instance's uploads may hold in memory at once. */
+  uploadMemory: UploadMemory;
   /** Run use cases: start, decide reviews, cancel (the gateway never executes nodes). */
   engine: Engine;
   /** Ended runs served from memory by GET /runs/{id} (they never change again). */

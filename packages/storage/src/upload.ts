@@ -9,6 +9,21 @@ import type { Storage } from './s3-storage';
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** S3 allows at most 10 000 parts per multipart upload. */
 const MAX_PARTS = 10_000;
+/** Parts of one multipart upload sent at once (lib-storage's queueSize). */
+const PARTS_IN_FLIGHT = 4;
+
+function partSizeFor(maxBytes: number): number {
+  return Math.max(MIN_PART_BYTES, Math.ceil(maxBytes / MAX_PARTS));
+}
+
+/**
+ * The most one uploadStream() holds in memory for a body of at most
+ * `maxBytes`: the parts in flight and the one being filled. A body that fits
+ * in one part holds no more than its own length.
+ */
+export function uploadMemoryBound(maxBytes: number): number {
+  return (PARTS_IN_FLIGHT + 1) * partSizeFor(maxBytes);
+}
 
 export interface StreamUpload {
   key: string;
@@ -38,7 +53,7 @@ export interface StreamUpload {
  * the bytes on the way, as it does on reads.
  */
 export async function uploadStream(storage: Storage, upload: StreamUpload): Promise<void> {
-  const partSize = Math.max(MIN_PART_BYTES, Math.ceil(upload.maxBytes / MAX_PARTS));
+  const partSize = partSizeFor(upload.maxBytes);
   const source = upload.body[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let length = 0;
@@ -113,7 +128,7 @@ async function uploadParts(storage: Storage, upload: StreamUpload, body: Readabl
     client: storage.client,
     params: { Bucket: storage.bucket, Key: upload.key, Body: body, ContentType: upload.contentType },
     partSize,
-    queueSize: 4,
+    queueSize: PARTS_IN_FLIGHT,
     leavePartsOnError: false,
   });
   const onAbort = () => void task.abort().catch(() => undefined);

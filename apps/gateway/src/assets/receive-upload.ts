@@ -1,5 +1,5 @@
 import { AppError, BadRequestError, invalid, PayloadTooLargeError, ServiceUnavailableError } from '@weft/errors';
-import { isStorageUnavailable, type Storage } from '@weft/storage';
+import { isStorageUnavailable, uploadMemoryBound, type Storage } from '@weft/storage';
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import {
@@ -9,6 +9,8 @@ import {
   UploadTooLargeError,
   type StoredFile,
 } from './s3-storage-engine';
+import { clientGoneSignal } from '../http/client-gone';
+import { UploadsBusyError, type UploadMemory } from './upload-memory';
 
 export interface ReceivedUpload {
   /** Undefined when the request had no `file` part. */
@@ -21,6 +23,7 @@ export interface ReceiveOptions {
   storage: Storage;
   organizationId: string;
   maxBytes: number;
+  memory: UploadMemory;
 }
 
 /**
@@ -28,6 +31,12 @@ export interface ReceiveOptions {
  * (10 × 64 KiB), their names and the parts' headers and boundaries.
  */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+/** Multer's stream buffers (its highWaterMark and fileHwm): the request is paused and resumed per MiB. */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+
+/** A refused upload may try again after about this long: the uploads ahead take seconds each. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /** Multer's limit errors as the contract's statuses: 413 for the file size, 422 for the form's shape. */
 function fromMulter(err: multer.MulterError, maxBytes: number): AppError {
@@ -77,14 +86,36 @@ function lingerAfterAnswer(req: Request, res: Response): void {
  * multer has already removed what was stored (and drained the request, so
  * the client reads the answer instead of a reset connection).
  */
-export function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
+export async function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
   // A declared length that cannot fit answers 413 before a byte of the body is read.
   // Without a length (chunked), the limit applies as the file streams.
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > receive.maxBytes + FORM_OVERHEAD_BYTES) {
     lingerAfterAnswer(req, res);
-    return Promise.reject(new PayloadTooLargeError(`The file is larger than ${receive.maxBytes} bytes`));
+    throw new PayloadTooLargeError(`The file is larger than ${receive.maxBytes} bytes`);
   }
+  // The most this upload can hold in memory; a declared length caps it (Node's
+  // parser reads no more body than that).
+  const bound = uploadMemoryBound(receive.maxBytes) + 2 * STREAM_BUFFER_BYTES;
+  let release: () => void;
+  try {
+    release = await receive.memory.reserve(
+      Number.isFinite(declared) ? Math.min(declared, bound) : bound,
+      clientGoneSignal(res),
+    );
+  } catch (err) {
+    if (!(err instanceof UploadsBusyError)) throw err;
+    lingerAfterAnswer(req, res);
+    throw new ServiceUnavailableError('Too many uploads in progress; try again shortly', BUSY_RETRY_AFTER_SECONDS);
+  }
+  try {
+    return await parseUpload(req, res, receive);
+  } finally {
+    release();
+  }
+}
+
+function parseUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
   // multer 2.5 takes highWaterMark and fileHwm; @types/multer 2.3 does not list them yet.
   const multerOptions: multer.Options & { highWaterMark: number; fileHwm: number } = {
     storage: s3StorageEngine(receive),
@@ -92,8 +123,8 @@ export function receiveUpload(req: Request, res: Response, receive: ReceiveOptio
     defParamCharset: 'utf8',
     // Stream buffers of 1 MiB instead of Node's 16 KiB: the request is paused and
     // resumed per MiB rather than per socket read (a bounded 2 MiB per upload).
-    highWaterMark: 1024 * 1024,
-    fileHwm: 1024 * 1024,
+    highWaterMark: STREAM_BUFFER_BYTES,
+    fileHwm: STREAM_BUFFER_BYTES,
     limits: { fileSize: receive.maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12, fieldNameSize: 100 },
   };
   const upload = multer(multerOptions).single('file');

@@ -28,6 +28,7 @@ export async function uploadAsset(
     storage: deps.storage,
     organizationId,
     maxBytes: deps.config.ASSET_MAX_UPLOAD_BYTES,
+    memory: deps.uploadMemory,
   });
   const { file } = received;
   if (!file) {

@@ -8,6 +8,9 @@ import request from 'supertest';
 import { expectSchema } from '../../testing/expect-schema';
 import { GARBAGE, jpegBytes, listKeys, MP4_HEADER, PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
 import { startTestGateway, type TestGateway } from '../../testing/test-gateway';
+import { UploadMemory } from '../../assets/upload-memory';
+import { waitFor } from '@weft/testing';
+import { randomBytes } from 'node:crypto';
 
 const MAX_BYTES = 7 * 1024 * 1024;
 
@@ -373,5 +376,109 @@ describe('POST /assets/upload: storage unavailable', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe('POST /assets/upload: the memory uploads may hold on one instance', () => {
+  const MiB = 1024 * 1024;
+  let original: UploadMemory;
+  let memory: UploadMemory;
+  beforeEach(() => {
+    original = gw.deps.uploadMemory;
+    // Room for one 6 MiB upload at a time, and one more waiting.
+    memory = new UploadMemory(8 * MiB, 1);
+    gw.deps.uploadMemory = memory;
+  });
+  afterEach(() => {
+    gw.deps.uploadMemory = original;
+  });
+
+  /** An upload of `file` over its own socket, with its Content-Length; its first `firstBytes` are sent at once, the rest on `finish()`. */
+  function heldUpload(file: Buffer, firstBytes: number) {
+    const boundary = 'weft-held-boundary';
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.mp4"\r\n` +
+          'Content-Type: video/mp4\r\n\r\n',
+      ),
+      file,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const req = http.request({
+      host: '127.0.0.1',
+      port: (gw.server.address() as AddressInfo).port,
+      method: 'POST',
+      path: '/assets/upload',
+      headers: {
+        'X-Api-Key': org.apiKey,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(body.length),
+      },
+    });
+    const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: unknown }>(
+      (resolve, reject) => {
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            req.destroy();
+            const text = Buffer.concat(chunks).toString();
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+          });
+        });
+        req.on('error', reject);
+      },
+    );
+    req.write(body.subarray(0, firstBytes));
+    return {
+      answer,
+      finish: () => req.end(body.subarray(firstBytes)),
+      hangUp: () => req.destroy(),
+    };
+  }
+
+  const video = (mib: number) => Buffer.concat([MP4_HEADER, randomBytes(mib * MiB - MP4_HEADER.length)]);
+
+  test('an upload that does not fit waits its turn; one more is refused with 503 and Retry-After, storing nothing', async () => {
+    const rows = await rowCount();
+    const keys = (await listKeys(gw.deps.storage)).length;
+    const first = heldUpload(video(6), MiB);
+    await waitFor('the first upload under way', () => memory.reserved > 0);
+    const second = heldUpload(video(6), MiB);
+    await waitFor('the second upload waiting', () => memory.queued === 1);
+    const third = heldUpload(video(1), 64 * 1024);
+    third.finish();
+    const refused = await third.answer;
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ detail: 'Too many uploads in progress; try again shortly' });
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(await rowCount()).toBe(rows);
+    // The second is still waiting, its body unread, until the first is done.
+    expect(memory.queued).toBe(1);
+    first.finish();
+    second.finish();
+    const [a, b] = await Promise.all([first.answer, second.answer]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await rowCount()).toBe(rows + 2);
+    expect((await listKeys(gw.deps.storage)).length).toBe(keys + 2);
+    expect([memory.reserved, memory.queued]).toEqual([0, 0]);
+  });
+
+  test('an upload whose client hangs up while it waits gives up its turn, leaving nothing behind', async () => {
+    const rows = await rowCount();
+    const keys = (await listKeys(gw.deps.storage)).length;
+    const first = heldUpload(video(6), MiB);
+    await waitFor('the first upload under way', () => memory.reserved > 0);
+    const second = heldUpload(video(6), MiB);
+    second.answer.catch(() => undefined);
+    await waitFor('the second upload waiting', () => memory.queued === 1);
+    // Its socket is paused (its body waits unread), so the gateway learns of
+    // the hang-up when its turn comes and it starts reading.
+    second.hangUp();
+    first.finish();
+    expect((await first.answer).status).toBe(200);
+    await waitFor('every reservation given back', () => memory.reserved === 0 && memory.queued === 0);
+    expect(await rowCount()).toBe(rows + 1);
+    expect((await listKeys(gw.deps.storage)).length).toBe(keys + 1);
   });
 });

@@ -48,7 +48,10 @@ export const uploadAssetRoute = defineRoute({
     400: { description: 'Unsupported or unreadable file type, or a name contradicting the content', schema: ErrorBody },
     409: { description: 'external_id already used for an upload; existing_id names the asset', schema: ErrorBody },
     413: { description: 'The file is larger than ASSET_MAX_UPLOAD_BYTES (default 100 MiB)', schema: ErrorBody },
-    503: { description: 'Storage temporarily unavailable', schema: ErrorBody },
+    503: {
+      description: 'Storage temporarily unavailable, or too many uploads in progress on the instance: see Retry-After',
+      schema: ErrorBody,
+    },
   },
   handler: async ({ deps, auth, req, res }) => ({
     status: 200,
