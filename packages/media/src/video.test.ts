@@ -11,10 +11,15 @@ import { extractCover, extractFrame, MediaSourceError, probeMedia } from './vide
 
 // ffmpeg reads only http(s); this server stands in for the store: it serves
 // the files put in `files` (with byte ranges, as S3 does) and answers
-// `/status/<code>` and `/reset` the way a failing store would.
+// `/status/<code>` and `/reset` the way a failing store would. A file in
+// `drops` has its connection lost mid-body, `at` bytes into the file, on
+// its next `times` requests.
 const tools = { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', timeoutMs: 20_000 };
 const work = mkdtempSync(path.join(tmpdir(), 'weft-video-'));
 const files = new Map<string, Buffer>();
+const drops = new Map<string, { at: number; how: 'closed' | 'reset'; times: number }>();
+/** `<name> <Range header>` of each request for a file, in order. */
+const requests: string[] = [];
 const SIGNED = '?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=KEY%2F20250101&X-Amz-Signature=deadbeef';
 let server: http.Server;
 let base: string;
@@ -25,15 +30,30 @@ beforeAll(async () => {
     if (pathname === '/reset') return req.socket.destroy();
     const status = /^\/status\/(\d+)$/.exec(pathname!);
     if (status) return res.writeHead(Number(status[1])).end('no');
-    const body = files.get(pathname!.slice(1));
+    const name = pathname!.slice(1);
+    const body = files.get(name);
     if (!body) return res.writeHead(404).end();
+    requests.push(`${name} ${req.headers.range ?? ''}`);
     const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
-    if (!range) return res.writeHead(200, { 'Content-Length': body.length, 'Accept-Ranges': 'bytes' }).end(body);
-    const start = Number(range[1]);
-    const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
-    res
-      .writeHead(206, { 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${body.length}` })
-      .end(body.subarray(start, end + 1));
+    const start = range ? Number(range[1]) : 0;
+    const end = range?.[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+    const headers = range
+      ? { 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${body.length}` }
+      : { 'Content-Length': body.length, 'Accept-Ranges': 'bytes' };
+    const drop = drops.get(name);
+    if (drop && drop.times-- > 0) {
+      // The headers promise the whole range; the connection ends short of it.
+      const head = [
+        `HTTP/1.1 ${range ? '206 Partial Content' : '200 OK'}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
+      const part = body.subarray(start, Math.max(start, drop.at));
+      const socket = req.socket;
+      return void socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), part]), () =>
+        drop.how === 'reset' ? socket.resetAndDestroy() : socket.destroy(),
+      );
+    }
+    res.writeHead(range ? 206 : 200, headers).end(body.subarray(start, end + 1));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -100,6 +120,75 @@ describe('a store that cannot be read is a retryable MediaSourceError, its URL r
     expect(err).not.toBeInstanceOf(UnprocessableMediaError);
     expect((err as Error).message).not.toMatch(/X-Amz|deadbeef/);
     expect((err as Error).message).toMatch(/\?\[redacted\]/);
+  });
+});
+
+const TONE_OGG = ['-f', 'lavfi', '-i', 'sine=duration=3', '-c:a', 'libvorbis'];
+const CLIP_MP4 = [
+  '-f',
+  'lavfi',
+  '-i',
+  'testsrc=duration=3:size=160x120:rate=10',
+  '-c:v',
+  'mpeg4',
+  '-pix_fmt',
+  'yuv420p',
+];
+
+describe('a file that is itself cut short, served whole, is unprocessable (not retried)', () => {
+  // Demuxers end these with the words a connection lost mid-body also ends
+  // with: only ffmpeg's http layer, which counts the bytes, tells them apart.
+  const cases: [string, number, string[]][] = [
+    ['tone.ogg', 4000, TONE_OGG],
+    ['tone.flac', 4000, ['-f', 'lavfi', '-i', 'sine=duration=3', '-c:a', 'flac']],
+    ['clip.webm', 200, ['-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx']],
+  ];
+  test.each(cases)('%s, its first %i bytes', async (name, bytes, args) => {
+    ffmpeg(args, name);
+    files.set(`cut-${name}`, files.get(name)!.subarray(0, bytes));
+    const err: unknown = await probeMedia(`${base}/cut-${name}${SIGNED}`, tools).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnprocessableMediaError);
+    expect((err as Error).message).toMatch(/: (End of file|Input\/output error)$/);
+  });
+});
+
+describe('a connection lost once mid-body is resumed where it stopped', () => {
+  test.each(['closed', 'reset'] as const)('%s', async (how) => {
+    ffmpeg(CLIP_MP4, 'resumed.mp4'); // its index (moov) at the end, past the drop
+    drops.set('resumed.mp4', { at: 2000, how, times: 1 });
+    requests.length = 0;
+    const probe = await probeMedia(`${base}/resumed.mp4${SIGNED}`, tools);
+    expect(probe.metadata).toMatchObject({ codec: 'mpeg4', width: 160, height: 120 });
+    expect(requests.slice(0, 2)).toEqual(['resumed.mp4 bytes=0-', 'resumed.mp4 bytes=2000-']);
+  });
+});
+
+describe('a store that keeps losing the connection mid-body is a MediaSourceError', () => {
+  // The same 4000 bytes of tone.ogg as above, cut short by the store each
+  // time: ffprobe exits with the demuxer's `End of file`. The mp4's index
+  // comes first: ffmpeg exits 0 without a frame, its reconnects printed well
+  // before the tail of stderr the message keeps.
+  const cases: ['closed' | 'reset', string][] = [
+    ['closed', 'ffprobe'],
+    ['reset', 'ffprobe'],
+    ['closed', 'ffmpeg'],
+    ['reset', 'ffmpeg'],
+  ];
+  test.each(cases)('%s, every time, under %s', async (how, tool) => {
+    let err: unknown;
+    if (tool === 'ffprobe') {
+      ffmpeg(TONE_OGG, `dropped-${how}.ogg`);
+      drops.set(`dropped-${how}.ogg`, { at: 4000, how, times: Infinity });
+      err = await probeMedia(`${base}/dropped-${how}.ogg${SIGNED}`, tools).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(/(Stream ends prematurely|Will reconnect at)[\s\S]*: End of file$/);
+    } else {
+      ffmpeg([...CLIP_MP4, '-movflags', '+faststart'], `dropped-${how}.mp4`);
+      const probe = await probeMedia(`${base}/dropped-${how}.mp4`, tools);
+      drops.set(`dropped-${how}.mp4`, { at: 12_000, how, times: Infinity });
+      err = await extractFrame(`${base}/dropped-${how}.mp4${SIGNED}`, probe, tools).catch((e: unknown) => e);
+    }
+    expect(err).toBeInstanceOf(MediaSourceError);
+    expect((err as Error).message).not.toMatch(/deadbeef/);
   });
 });
 

@@ -16,6 +16,22 @@ export interface FfmpegTools {
 
 const PROTOCOLS = ['-protocol_whitelist', 'http,https,tcp,tls'];
 
+// A response cut short (the store or a proxy closed or reset the connection
+// before the Content-Length it declared) is resumed by ffmpeg's http layer
+// with a Range request from where it stopped: at once, then after 1 s, then
+// it gives up with EIO. So a one-off drop costs nothing, and a store that
+// keeps dropping fails within seconds, not at the tool timeout.
+// -reconnect_on_network_error does the same for a connection refused, or
+// closed before any header (else reported only as `End of file`), at the cost
+// of a second before an unreachable store is reported.
+// Not -reconnect_streamed: a server without byte ranges would be re-read
+// from byte 0 into the middle of the demuxer's stream.
+const RECONNECT = ['-reconnect', '1', '-reconnect_on_network_error', '1', '-reconnect_delay_max', '1'];
+
+// Warnings, not only errors: the line that tells a broken connection apart
+// (`Will reconnect at …`, below) is a warning.
+const INPUT = ['-v', 'warning', ...PROTOCOLS, ...RECONNECT];
+
 /**
  * ffmpeg could not read its input: the store was unreachable, answered with
  * an error (5xx, or 403 for an expired URL) or stalled. Not the content's
@@ -23,26 +39,43 @@ const PROTOCOLS = ['-protocol_whitelist', 'http,https,tcp,tls'];
  */
 export class MediaSourceError extends Error {}
 
-// What ffmpeg's network layer prints (after `url: `) when it did not get the
-// bytes: tcp/tls errors, `Server returned 5XX Server Error reply` (or 403,
-// 404…), and `End of file` for a connection reset mid-response. Decoders
-// word their failures otherwise (`Invalid data found when processing input`).
+// Only what ffmpeg's network layer prints: tcp/tls errors, `Server returned
+// 5XX Server Error reply` (or 403, 404…), `Stream ends prematurely at N,
+// should be M` (the body was shorter than its Content-Length) and `Will
+// reconnect at N … error=…` (any connection lost, reset or refused; the only
+// trace of a reset mid-body, which ffmpeg does not report as an error).
+// Not the outcome a demuxer makes of missing bytes, `End of file` or
+// `Input/output error`: a file that is itself truncated, served whole, ends
+// the same way (ogg, flac, webm, mp4 with its index first cut short), and
+// retrying it five times only delays its record. The http layer compares the
+// bytes it got with the Content-Length, so it tells the two apart; a drop
+// that ffmpeg resumed and a file then found truncated errs towards a retry.
 const SOURCE_FAILURE =
-  /Connection refused|Connection reset|Connection timed out|Broken pipe|Network is unreachable|No route to host|Host is unreachable|Failed to resolve hostname|Temporary failure in name resolution|Server returned|Input\/output error|I\/O error|End of file/i;
+  /Connection refused|Connection reset|Connection timed out|Broken pipe|Network is unreachable|No route to host|Host is unreachable|Failed to resolve hostname|Temporary failure in name resolution|Server returned|Stream ends prematurely|Will reconnect at|I\/O error/i;
 
-/** The error for a tool that exited non-zero, its stderr's tail (URLs redacted) as the message. */
-function toolError(command: string, why: string, stderr: string): Error {
+interface ToolRun {
+  stdout: Buffer;
+  /** The tail of stderr. */
+  stderr: string;
+  /** Whether any line of stderr (not only the tail kept) matched SOURCE_FAILURE. */
+  sourceFailed: boolean;
+}
+
+/** The error for a failed run, its stderr's tail (URLs redacted) in the message. */
+function toolError(command: string, why: string, { stderr, sourceFailed }: Omit<ToolRun, 'stdout'>): Error {
   const message = `${command} ${why}: ${redactUrls(stderr.trim()).slice(-500)}`;
-  return SOURCE_FAILURE.test(stderr) ? new MediaSourceError(message) : new UnprocessableMediaError(message);
+  return sourceFailed ? new MediaSourceError(message) : new UnprocessableMediaError(message);
 }
 
 /** Runs a tool and collects its stdout (at most `maxBytes`). */
-function run(command: string, args: string[], timeoutMs: number, maxBytes: number): Promise<Buffer> {
+function run(command: string, args: string[], timeoutMs: number, maxBytes: number): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
+    let line = '';
+    let sourceFailed = false;
     let killedFor: 'timeout' | 'output' | undefined;
     const timer = setTimeout(() => {
       killedFor ??= 'timeout';
@@ -55,8 +88,14 @@ function run(command: string, args: string[], timeoutMs: number, maxBytes: numbe
         child.kill('SIGKILL');
       } else chunks.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 4000) stderr += chunk.toString('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      // Warnings can run long (a damaged stream): the tail holds the final
+      // error, and each line is classified as it comes, wherever it falls.
+      stderr = (stderr + text).slice(-4000);
+      const lines = (line + text).split('\n');
+      line = lines.pop()!.slice(-1000);
+      if (!sourceFailed) sourceFailed = lines.some((l) => SOURCE_FAILURE.test(l));
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
@@ -65,7 +104,8 @@ function run(command: string, args: string[], timeoutMs: number, maxBytes: numbe
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(chunks));
+      if (!sourceFailed) sourceFailed = SOURCE_FAILURE.test(line);
+      if (code === 0) resolve({ stdout: Buffer.concat(chunks), stderr, sourceFailed });
       else if (killedFor === 'timeout') {
         // A stalled store and a file that is slow to decode look alike here;
         // retrying costs a few timeouts, not retrying loses the asset's metadata.
@@ -74,7 +114,7 @@ function run(command: string, args: string[], timeoutMs: number, maxBytes: numbe
         );
       } else if (killedFor === 'output') {
         reject(new UnprocessableMediaError(`${command} printed more than ${maxBytes} bytes`));
-      } else reject(toolError(command, signal ? `killed (${signal})` : `exit ${code}`, stderr));
+      } else reject(toolError(command, signal ? `killed (${signal})` : `exit ${code}`, { stderr, sourceFailed }));
     });
   });
 }
@@ -123,9 +163,9 @@ export interface MediaProbe {
 
 /** Duration, codecs, dimensions, frame and sample rates as ffprobe reports them. */
 export async function probeMedia(url: string, tools: FfmpegTools): Promise<MediaProbe> {
-  const out = await run(
+  const { stdout: out } = await run(
     tools.ffprobe,
-    ['-v', 'error', ...PROTOCOLS, '-print_format', 'json', '-show_format', '-show_streams', url],
+    [...INPUT, '-print_format', 'json', '-show_format', '-show_streams', url],
     tools.timeoutMs,
     4 * 1024 * 1024,
   );
@@ -190,13 +230,11 @@ export async function extractCover(url: string, probe: MediaProbe, tools: Ffmpeg
 
 /** One frame of stream `index` as PNG; the stream is named since ffmpeg's own pick may be the cover. */
 async function grabFrame(url: string, index: number, seek: string[], tools: FfmpegTools): Promise<Buffer> {
-  const png = await run(
+  const { stdout: png, ...rest } = await run(
     tools.ffmpeg,
     [
-      '-v',
-      'error',
+      ...INPUT,
       '-nostdin',
-      ...PROTOCOLS,
       ...seek,
       '-i',
       url,
@@ -213,6 +251,8 @@ async function grabFrame(url: string, index: number, seek: string[], tools: Ffmp
     tools.timeoutMs,
     64 * 1024 * 1024,
   );
-  if (png.length === 0) throw new UnprocessableMediaError(`ffmpeg decoded no frame of stream ${index}`);
+  // ffmpeg exits 0 with no frame when its input ended early: the file's fault,
+  // unless the connection broke on the way.
+  if (png.length === 0) throw toolError(tools.ffmpeg, `decoded no frame of stream ${index}`, rest);
   return png;
 }
