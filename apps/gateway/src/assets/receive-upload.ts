@@ -82,9 +82,10 @@ function lingerAfterAnswer(req: Request, res: Response): void {
 }
 
 /**
- * Runs multer with the S3 storage engine over the request. On any error
- * multer has already removed what was stored (and drained the request, so
- * the client reads the answer instead of a reset connection).
+ * Runs multer with the S3 storage engine over the request, once the memory
+ * the upload can hold is reserved (upload-memory.ts). On any error multer has
+ * already removed what was stored (and drained the request, so the client
+ * reads the answer instead of a reset connection).
  */
 export async function receiveUpload(req: Request, res: Response, receive: ReceiveOptions): Promise<ReceivedUpload> {
   // A declared length that cannot fit answers 413 before a byte of the body is read.
