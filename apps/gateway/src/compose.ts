@@ -1,5 +1,6 @@
 import { createDb } from '@weft/db';
 import { createEngine, createRunQueues } from '@weft/engine';
+import { tracePool } from '@weft/media';
 import { createAssetJobProducer, openObservedQueues } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
@@ -40,7 +41,12 @@ export function createGatewayRuntime(
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
   const observed = openObservedQueues(redis, config.REDIS_PREFIX);
+  const uploadMemory = new UploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES, UPLOADS_WAITING_MAX);
   const metrics = createGatewayMetrics({
+    admission: {
+      uploadMemory: () => ({ reservedBytes: uploadMemory.reserved, waiting: uploadMemory.queued }),
+      svgTraces: () => ({ running: tracePool.running, waiting: tracePool.queued }),
+    },
     pool: db.pool,
     redis,
     redisPrefix: config.REDIS_PREFIX,
@@ -104,7 +110,7 @@ export function createGatewayRuntime(
     assetFiles,
     assetUrls,
     assetJobs,
-    uploadMemory: new UploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES, UPLOADS_WAITING_MAX),
+    uploadMemory,
     engine,
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,

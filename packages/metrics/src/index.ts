@@ -11,6 +11,7 @@ export {
   type RunEndedEvent,
 } from './run-metrics';
 export { createJobMetrics, type JobMetrics, type NodeJobEvent } from './job-metrics';
+export { registerAdmissionGauges, type AdmissionSources } from './admission-gauges';
 export { registerClusterGauges, type ClusterState, type ClusterGaugeOptions } from './cluster-gauges';
 export { bearerMatches } from './metrics-token';
 export { parseExposition, type Exposition, type Sample } from './exposition';

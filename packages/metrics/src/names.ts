@@ -19,6 +19,9 @@ export const METRIC = {
   runsStalled: 'weft_runs_stalled',
   workers: 'weft_workers',
   clusterStateErrors: 'weft_cluster_state_errors_total',
+  uploadMemoryReserved: 'weft_upload_memory_reserved_bytes',
+  uploadsWaiting: 'weft_uploads_waiting',
+  svgTraces: 'weft_svg_traces',
 } as const;
 
 /** The states of weft_queue_jobs{state}: BullMQ's job counts. */

@@ -2,7 +2,9 @@ import {
   createHttpMetrics,
   createMetricsRegistry,
   createRunMetrics,
+  registerAdmissionGauges,
   registerClusterGauges,
+  type AdmissionSources,
   type HttpMetrics,
   type MetricsRegistry,
   type RunMetrics,
@@ -20,6 +22,8 @@ export interface GatewayMetrics {
 
 export interface GatewayMetricsOptions extends ClusterStateSources {
   cacheMs: number;
+  /** This instance's upload memory and SVG tracer, read at scrape time. */
+  admission: AdmissionSources;
   logger: Logger;
 }
 
@@ -30,5 +34,6 @@ export function createGatewayMetrics(options: GatewayMetricsOptions): GatewayMet
     cacheMs: options.cacheMs,
     onError: (err) => options.logger.warn({ err: (err as Error).message }, 'cluster metrics unavailable'),
   });
+  registerAdmissionGauges(registry, options.admission);
   return { registry, http: createHttpMetrics(registry), runs: createRunMetrics(registry) };
 }

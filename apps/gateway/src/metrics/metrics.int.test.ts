@@ -164,6 +164,20 @@ test('the gateway exposes cluster-wide queue, run and worker gauges', async () =
   }
 });
 
+test('the gateway exposes its upload memory and SVG tracer as per-instance gauges', async () => {
+  const release = await stack.gw.deps.uploadMemory.reserve(12_345);
+  try {
+    const m = await gatewayMetrics();
+    expect(m.value('weft_upload_memory_reserved_bytes')).toBe(12_345);
+    expect(m.value('weft_uploads_waiting')).toBe(0);
+    expect(m.value('weft_svg_traces', { state: 'running' })).toBe(0);
+    expect(m.value('weft_svg_traces', { state: 'waiting' })).toBe(0);
+  } finally {
+    release();
+  }
+  expect((await gatewayMetrics()).value('weft_upload_memory_reserved_bytes')).toBe(0);
+});
+
 test('a run parked on a review counts in weft_runs_awaiting_review until the decision ends it in the gateway', async () => {
   const agent = await postAgent(stack.gw.app, org.apiKey, { flow: reviewFlow() });
   const before = await gatewayMetrics();
