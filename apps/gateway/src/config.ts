@@ -44,8 +44,12 @@ const GatewayEnv = z.object({
   /** Ended runs kept in memory per instance for GET /runs/{id} (they never change again); 0 turns it off. */
   ENDED_RUN_CACHE_SIZE: envInt(0, 10_000_000).default(50_000),
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),
-  /** How long an idle keep-alive connection stays open: longer than the idle timeout of the load balancer in front (60 s on AWS's ALB). At most 290 s: the next request's headers get a second more, within Node's 300 s request timeout. */
+  /** How long an idle keep-alive connection stays open: longer than the idle timeout of the load balancer in front (60 s on AWS's ALB). At most 290 s (the next request's headers get a second more). */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 290_000).default(65_000),
+  /** A request body that brings no byte for this long while the gateway reads it is given up (408); time the gateway holds a body back does not count (http/body-pace.ts). */
+  HTTP_BODY_STALL_MS: envInt(1000, 3_600_000).default(60_000),
+  /** Past its first HTTP_BODY_STALL_MS, a body must average at least this (32 KiB/s, 256 kbit/s) over the time the gateway reads it, or 408: a trickling client cannot hold an upload's memory for hours. */
+  HTTP_BODY_MIN_BYTES_PER_SECOND: envInt(1, 1024 ** 3).default(32 * 1024),
   /** How far (in %) V8 lets the old generation grow past what a full collection kept before the next one; 0 leaves it to V8's heuristics, which under load could trigger one every 150–200 ms (ADR 0018). */
   GC_HEAP_GROWING_PERCENT: envInt(0, 400).default(60),
   TRUST_PROXY: envBool().default(false),

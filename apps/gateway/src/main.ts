@@ -7,6 +7,7 @@ import pino from 'pino';
 import { createApp } from './app';
 import { createGatewayRuntime } from './compose';
 import { createHttpServer } from './http/http-server';
+import { serverOptions } from './http/server-options';
 
 // Composition root: config → clients → app → listen; SIGTERM drains.
 async function main() {
@@ -17,7 +18,7 @@ async function main() {
   watchEvictionPolicy(runtime.deps.redis, logger);
   const app = createApp(runtime.deps);
 
-  const server = createHttpServer(app, { keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
+  const server = createHttpServer(app, serverOptions(config, logger));
   server.listen(config.PORT, config.HOST);
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') {

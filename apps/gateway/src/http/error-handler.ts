@@ -1,5 +1,6 @@
 import { AppError, ValidationError } from '@weft/errors';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { bodyTimedOut } from './body-pace';
 
 // The one place where errors become HTTP responses. Anything that is not an
 // AppError is a bug: the client gets a generic body, the log gets the details.
@@ -27,6 +28,11 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
 export const errorHandler: ErrorRequestHandler = (rawErr, req, res, _next) => {
   const err = rawErr instanceof AppError ? rawErr : fromBodyParser(rawErr as BodyParserError);
   if (res.headersSent) {
+    // A body given up by the pace watcher was answered 408 already; its handler's abort is expected.
+    if (bodyTimedOut(req)) {
+      res.destroy();
+      return;
+    }
     req.log?.error({ err: rawErr }, 'error after response started');
     res.destroy();
     return;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
+import { watchBodyPace, type BodyPaceOptions } from './body-pace';
 
 /**
  * The HTTP server for `app`, whose requests and responses are born with the
@@ -24,9 +25,11 @@ export interface HttpServerOptions {
    * at that moment, and its client gets a 502. Node's default is 5 s.
    */
   keepAliveTimeoutMs?: number;
+  /** How request bodies must keep coming (body-pace.ts); without it, Node's 300 s requestTimeout applies. */
+  bodyPace?: BodyPaceOptions;
 }
 
-export function createHttpServer(app: Express, { keepAliveTimeoutMs }: HttpServerOptions = {}): http.Server {
+export function createHttpServer(app: Express, { keepAliveTimeoutMs, bodyPace }: HttpServerOptions = {}): http.Server {
   // Node's IncomingMessage and ServerResponse are plain constructor functions,
   // so they can initialise an object made from another function's prototype.
   // (Reflect.construct would work for classes too, but its objects are slower
@@ -52,5 +55,6 @@ export function createHttpServer(app: Express, { keepAliveTimeoutMs }: HttpServe
   // The next request's headers may take as long to arrive as the connection may idle.
   if (keepAliveTimeoutMs !== undefined)
     server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1000);
+  if (bodyPace) watchBodyPace(server, bodyPace);
   return server;
 }

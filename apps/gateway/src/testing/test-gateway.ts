@@ -7,6 +7,7 @@ import request from 'supertest';
 import { createApp } from '../app';
 import { createGatewayRuntime } from '../compose';
 import { createHttpServer } from '../http/http-server';
+import { serverOptions } from '../http/server-options';
 import { loadConfig, type GatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 
@@ -62,7 +63,7 @@ async function buildTestGateway(
   const runtime = createGatewayRuntime({ ...config, DATABASE_POOL_SIZE: 5 }, logger, { redisOfflineQueue: true });
   const { deps } = runtime;
   const app = createApp(deps);
-  const server = createHttpServer(app, { keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
+  const server = createHttpServer(app, serverOptions(config, logger));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   // Until Redis is ready the rate limiter counts in memory; tests expect the shared counters from the first request.
   await deps.redis.ping();

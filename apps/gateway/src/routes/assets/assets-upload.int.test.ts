@@ -394,7 +394,7 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
   });
 
   /** An upload of `file` over its own socket, with its Content-Length; its first `firstBytes` are sent at once, the rest on `finish()`. */
-  function heldUpload(file: Buffer, firstBytes: number) {
+  function heldUpload(file: Buffer, firstBytes: number, target: TestGateway = gw) {
     const boundary = 'weft-held-boundary';
     const body = Buffer.concat([
       Buffer.from(
@@ -406,7 +406,7 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
     ]);
     const req = http.request({
       host: '127.0.0.1',
-      port: (gw.server.address() as AddressInfo).port,
+      port: (target.server.address() as AddressInfo).port,
       method: 'POST',
       path: '/assets/upload',
       headers: {
@@ -480,5 +480,23 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
     await waitFor('every reservation given back', () => memory.reserved === 0 && memory.queued === 0);
     expect(await rowCount()).toBe(rows + 1);
     expect((await listKeys(gw.deps.storage)).length).toBe(keys + 1);
+  });
+
+  test('an upload whose client stops sending is given up with 408: nothing stored, its memory given back', async () => {
+    const strict = await gw.startSibling({ ASSET_MAX_UPLOAD_BYTES: String(MAX_BYTES), HTTP_BODY_STALL_MS: '1000' });
+    try {
+      const rows = await rowCount();
+      const keys = (await listKeys(gw.deps.storage)).length;
+      // 6 MiB declared, past the 5 MiB of one part: a multipart upload is under way when the client stops.
+      const stalled = heldUpload(video(6), 5.5 * MiB, strict);
+      const answer = await stalled.answer;
+      expect(answer.status).toBe(408);
+      expect(answer.body).toEqual({ detail: 'Request body timed out: no byte for 1 s' });
+      await waitFor('the reservation given back', () => strict.deps.uploadMemory.reserved === 0);
+      expect(await rowCount()).toBe(rows);
+      await waitFor('no object left', async () => (await listKeys(gw.deps.storage)).length === keys);
+    } finally {
+      await strict.close();
+    }
   });
 });
