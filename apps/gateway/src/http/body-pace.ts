@@ -101,7 +101,13 @@ export function watchBodyPace(server: http.Server, options: BodyPaceOptions): vo
       'Content-Length': Buffer.byteLength(body),
       Connection: 'close',
     });
-    res.end(body, () => req.destroy());
+    // Closed once the answer is out, or after a few seconds if the client does not take it.
+    const fallback = setTimeout(() => req.destroy(), 5000);
+    fallback.unref();
+    res.end(body, () => {
+      clearTimeout(fallback);
+      req.destroy();
+    });
   };
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
