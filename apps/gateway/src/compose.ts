@@ -7,7 +7,7 @@ import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/stor
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAssetFiles } from './assets/asset-files';
-import { UploadMemory, UPLOADS_WAITING_MAX } from './assets/upload-memory';
+import { createUploadMemory } from './assets/upload-memory';
 import { createAuthenticator, type GatewayAuthenticator } from './auth/authenticator';
 import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
@@ -41,10 +41,10 @@ export function createGatewayRuntime(
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
   const observed = openObservedQueues(redis, config.REDIS_PREFIX);
-  const uploadMemory = new UploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES, UPLOADS_WAITING_MAX);
+  const uploadMemory = createUploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES);
   const metrics = createGatewayMetrics({
     admission: {
-      uploadMemory: () => ({ reservedBytes: uploadMemory.reserved, waiting: uploadMemory.queued }),
+      uploadMemory: () => ({ reservedBytes: uploadMemory.inUse, waiting: uploadMemory.waiting }),
       svgTraces: () => ({ running: tracePool.running, waiting: tracePool.queued }),
     },
     pool: db.pool,

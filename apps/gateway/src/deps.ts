@@ -1,5 +1,5 @@
+import type { AdmissionGate } from '@weft/admission';
 import type { Db } from '@weft/db';
-import type { UploadMemory } from './assets/upload-memory';
 import type { EndedRunCache } from './runs/ended-run-cache';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
@@ -32,7 +32,7 @@ export interface GatewayDeps {
   assetUrls: UrlSigner;
   assetJobs: AssetJobProducer;
   /** What this instance's uploads may hold in memory at once. */
-  uploadMemory: UploadMemory;
+  uploadMemory: AdmissionGate;
   /** Run use cases: start, decide reviews, cancel (the gateway never executes nodes). */
   engine: Engine;
   /** Ended runs served from memory by GET /runs/{id} (they never change again). */

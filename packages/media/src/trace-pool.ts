@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { AdmissionGate, GateFullError } from '@weft/admission';
 import { UnprocessableMediaError } from './image';
 
 // potrace is plain JavaScript: about three seconds of CPU for a 1024-pixel
@@ -85,11 +86,6 @@ interface Job {
   reject(err: Error): void;
 }
 
-interface Waiter {
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
 interface PooledWorker {
   worker: Worker;
   job?: Job;
@@ -100,13 +96,13 @@ interface PooledWorker {
 
 /**
  * At most `size` traces at a time, each on a worker thread kept for the next
- * one; callers beyond that wait in a first-in first-out queue. The queue has
- * no bound of its own: a waiting caller holds a closure, and the image it
- * waits with is held by its caller anyway.
+ * one; callers beyond that wait in a first-in first-out queue of at most
+ * `maxQueued`, each holding no more than a closure (its image is read once
+ * its turn comes, see `run`).
  */
 export class TracePool {
-  private active = 0;
-  private readonly waiting: Waiter[] = [];
+  /** One unit per trace: `size` of them, and `maxQueued` callers waiting. */
+  private readonly slots: AdmissionGate;
   private readonly idle: PooledWorker[] = [];
   private readonly settings: TracePoolSettings;
   private handed = 0;
@@ -118,11 +114,12 @@ export class TracePool {
   ) {
     if (!(size >= 1)) throw new RangeError('a trace pool needs at least one slot');
     this.settings = { ...DEFAULT_SETTINGS, ...settings };
+    this.slots = new AdmissionGate(size, this.settings.maxQueued);
   }
 
   /** Traces running or about to (their slot taken). */
   get running(): number {
-    return this.active;
+    return this.slots.inUse;
   }
 
   /** Traces handed to a worker so far (for tests and diagnostics). */
@@ -137,7 +134,7 @@ export class TracePool {
 
   /** Callers waiting for a slot. */
   get queued(): number {
-    return this.waiting.length;
+    return this.slots.waiting;
   }
 
   /**
@@ -148,14 +145,20 @@ export class TracePool {
    * the signal's reason.
    */
   async run(prepare: () => Promise<Buffer>, options: TraceOptions, signal?: AbortSignal): Promise<string> {
-    signal?.throwIfAborted();
-    await this.acquire(signal);
+    let release: () => void;
+    try {
+      release = await this.slots.acquire(1, signal);
+    } catch (err) {
+      if (!(err instanceof GateFullError)) throw err;
+      // The queue ahead drains at about SECONDS_PER_TRACE per slot.
+      throw new TracerBusyError(Math.ceil((err.waitingAhead * SECONDS_PER_TRACE) / this.size));
+    }
     try {
       const png = await prepare();
       signal?.throwIfAborted();
       return await this.trace(png, options, signal);
     } finally {
-      this.release();
+      release();
     }
   }
 
@@ -168,39 +171,6 @@ export class TracePool {
         return w.worker.terminate();
       }),
     );
-  }
-
-  private acquire(signal: AbortSignal | undefined): Promise<void> {
-    if (this.active < this.size) {
-      this.active++;
-      return Promise.resolve();
-    }
-    if (this.waiting.length >= this.settings.maxQueued) {
-      return Promise.reject(new TracerBusyError(Math.ceil((this.waiting.length * SECONDS_PER_TRACE) / this.size)));
-    }
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        reject,
-      };
-      const onAbort = () => {
-        const at = this.waiting.indexOf(waiter);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(waiter);
-    });
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    // The slot passes straight to the next caller: `active` stays as it is.
-    if (next) next.resolve();
-    else this.active--;
   }
 
   private trace(png: Buffer, options: TraceOptions, signal: AbortSignal | undefined): Promise<string> {

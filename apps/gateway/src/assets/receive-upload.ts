@@ -1,3 +1,4 @@
+import { GateFullError, type AdmissionGate } from '@weft/admission';
 import { AppError, BadRequestError, invalid, PayloadTooLargeError, ServiceUnavailableError } from '@weft/errors';
 import { isStorageUnavailable, uploadMemoryBound, type Storage } from '@weft/storage';
 import type { Request, Response } from 'express';
@@ -10,7 +11,6 @@ import {
   type StoredFile,
 } from './s3-storage-engine';
 import { clientGoneSignal } from '../http/client-gone';
-import { UploadsBusyError, type UploadMemory } from './upload-memory';
 
 export interface ReceivedUpload {
   /** Undefined when the request had no `file` part. */
@@ -23,7 +23,8 @@ export interface ReceiveOptions {
   storage: Storage;
   organizationId: string;
   maxBytes: number;
-  memory: UploadMemory;
+  /** What this instance's uploads may hold in memory at once (upload-memory.ts). */
+  memory: AdmissionGate;
 }
 
 /**
@@ -100,12 +101,12 @@ export async function receiveUpload(req: Request, res: Response, receive: Receiv
   const bound = uploadMemoryBound(receive.maxBytes) + 2 * STREAM_BUFFER_BYTES;
   let release: () => void;
   try {
-    release = await receive.memory.reserve(
+    release = await receive.memory.acquire(
       Number.isFinite(declared) ? Math.min(declared, bound) : bound,
       clientGoneSignal(res),
     );
   } catch (err) {
-    if (!(err instanceof UploadsBusyError)) throw err;
+    if (!(err instanceof GateFullError)) throw err;
     lingerAfterAnswer(req, res);
     throw new ServiceUnavailableError('Too many uploads in progress; try again shortly', BUSY_RETRY_AFTER_SECONDS);
   }

@@ -165,7 +165,7 @@ test('the gateway exposes cluster-wide queue, run and worker gauges', async () =
 });
 
 test('the gateway exposes its upload memory and SVG tracer as per-instance gauges', async () => {
-  const release = await stack.gw.deps.uploadMemory.reserve(12_345);
+  const release = await stack.gw.deps.uploadMemory.acquire(12_345);
   try {
     const m = await gatewayMetrics();
     expect(m.value('weft_upload_memory_reserved_bytes')).toBe(12_345);

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { expectSchema } from '../../testing/expect-schema';
 import { GARBAGE, jpegBytes, listKeys, MP4_HEADER, PDF_BYTES, pngBytes, upload } from '../../testing/asset-fixtures';
 import { startTestGateway, type TestGateway } from '../../testing/test-gateway';
-import { UploadMemory } from '../../assets/upload-memory';
+import { AdmissionGate } from '@weft/admission';
 import { waitFor } from '@weft/testing';
 import { randomBytes } from 'node:crypto';
 
@@ -381,12 +381,12 @@ describe('POST /assets/upload: storage unavailable', () => {
 
 describe('POST /assets/upload: the memory uploads may hold on one instance', () => {
   const MiB = 1024 * 1024;
-  let original: UploadMemory;
-  let memory: UploadMemory;
+  let original: AdmissionGate;
+  let memory: AdmissionGate;
   beforeEach(() => {
     original = gw.deps.uploadMemory;
     // Room for one 6 MiB upload at a time, and one more waiting.
-    memory = new UploadMemory(8 * MiB, 1);
+    memory = new AdmissionGate(8 * MiB, 1);
     gw.deps.uploadMemory = memory;
   });
   afterEach(() => {
@@ -443,9 +443,9 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
     const rows = await rowCount();
     const keys = (await listKeys(gw.deps.storage)).length;
     const first = heldUpload(video(6), MiB);
-    await waitFor('the first upload under way', () => memory.reserved > 0);
+    await waitFor('the first upload under way', () => memory.inUse > 0);
     const second = heldUpload(video(6), MiB);
-    await waitFor('the second upload waiting', () => memory.queued === 1);
+    await waitFor('the second upload waiting', () => memory.waiting === 1);
     const third = heldUpload(video(1), 64 * 1024);
     third.finish();
     const refused = await third.answer;
@@ -454,30 +454,30 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
     expect(refused.headers['retry-after']).toBe('5');
     expect(await rowCount()).toBe(rows);
     // The second is still waiting, its body unread, until the first is done.
-    expect(memory.queued).toBe(1);
+    expect(memory.waiting).toBe(1);
     first.finish();
     second.finish();
     const [a, b] = await Promise.all([first.answer, second.answer]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(await rowCount()).toBe(rows + 2);
     expect((await listKeys(gw.deps.storage)).length).toBe(keys + 2);
-    expect([memory.reserved, memory.queued]).toEqual([0, 0]);
+    expect([memory.inUse, memory.waiting]).toEqual([0, 0]);
   });
 
   test('an upload whose client hangs up while it waits gives up its turn, leaving nothing behind', async () => {
     const rows = await rowCount();
     const keys = (await listKeys(gw.deps.storage)).length;
     const first = heldUpload(video(6), MiB);
-    await waitFor('the first upload under way', () => memory.reserved > 0);
+    await waitFor('the first upload under way', () => memory.inUse > 0);
     const second = heldUpload(video(6), MiB);
     second.answer.catch(() => undefined);
-    await waitFor('the second upload waiting', () => memory.queued === 1);
+    await waitFor('the second upload waiting', () => memory.waiting === 1);
     // Its socket is paused (its body waits unread), so the gateway learns of
     // the hang-up when its turn comes and it starts reading.
     second.hangUp();
     first.finish();
     expect((await first.answer).status).toBe(200);
-    await waitFor('every reservation given back', () => memory.reserved === 0 && memory.queued === 0);
+    await waitFor('every reservation given back', () => memory.inUse === 0 && memory.waiting === 0);
     expect(await rowCount()).toBe(rows + 1);
     expect((await listKeys(gw.deps.storage)).length).toBe(keys + 1);
   });
@@ -492,7 +492,7 @@ describe('POST /assets/upload: the memory uploads may hold on one instance', () 
       const answer = await stalled.answer;
       expect(answer.status).toBe(408);
       expect(answer.body).toEqual({ detail: 'Request body timed out: no byte for 1 s' });
-      await waitFor('the reservation given back', () => strict.deps.uploadMemory.reserved === 0);
+      await waitFor('the reservation given back', () => strict.deps.uploadMemory.inUse === 0);
       expect(await rowCount()).toBe(rows);
       await waitFor('no object left', async () => (await listKeys(gw.deps.storage)).length === keys);
     } finally {

@@ -1,0 +1,1 @@
+export { AdmissionGate, GateFullError } from './admission-gate';
