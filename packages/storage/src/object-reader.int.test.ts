@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -153,6 +154,76 @@ test('an idle connection is closed after keepIdleMs, before the store would clos
   await new Promise((resolve) => setTimeout(resolve, 400));
   expect(r.connections()).toEqual({ busy: 0, idle: 0 });
   expect(closedByUs).toBe(true);
+});
+
+test('a byte from the store on an idle connection closes it, and the next read takes a new one', async () => {
+  let connections = 0;
+  const sockets: net.Socket[] = [];
+  const server = track(
+    net.createServer((socket) => {
+      connections++;
+      sockets.push(socket);
+      socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello'));
+    }),
+  );
+  const url = await listen(server);
+  const r = reader();
+  expect((await readAll((await r.get(url, {}, 'read'))!.body)).toString()).toBe('hello');
+  expect(r.connections()).toEqual({ busy: 0, idle: 1 });
+  // Nothing may come while no request is out: a late byte would be read as the next answer's.
+  sockets[0]!.write('x');
+  for (let waited = 0; r.connections().idle > 0 && waited < 2_000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+  expect((await readAll((await r.get(url, {}, 'read'))!.body)).toString()).toBe('hello');
+  expect(connections).toBe(2);
+});
+
+test('each chunk of a body is its own: chunks held by a slow reader are not overwritten by later reads', async () => {
+  const body = randomBytes(4 * 1024 * 1024);
+  const server = track(
+    http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Length': body.length });
+      res.end(body);
+    }),
+  );
+  const r = reader();
+  const answer = await r.get(await listen(server), {}, 'read');
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer!.body) {
+    chunks.push(chunk as Buffer);
+    // Let the socket fill further buffers while the chunks read so far are kept as they are.
+    if (chunks.length % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(chunks.length).toBeGreaterThan(8);
+  expect(Buffer.concat(chunks).equals(body)).toBe(true);
+});
+
+test('a body that arrives in small bursts is read whole, its chunks holding little more memory than their bytes', async () => {
+  const body = randomBytes(256 * 1024);
+  const server = track(
+    net.createServer((socket) => {
+      socket.setNoDelay(true);
+      socket.once('data', async () => {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`);
+        // 1 KiB at a time, as a store far away may deliver it.
+        for (let at = 0; at < body.length; at += 1024) {
+          socket.write(body.subarray(at, at + 1024));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      });
+    }),
+  );
+  const r = reader();
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await r.get(await listen(server), {}, 'read'))!.body) chunks.push(chunk as Buffer);
+  expect(Buffer.concat(chunks).equals(body)).toBe(true);
+  expect(chunks.length).toBeGreaterThan(16);
+  // Without copying, each small read would hold a whole 64 KiB read buffer.
+  const held = new Set(chunks.map((c) => c.buffer));
+  const heldBytes = [...held].reduce((sum, b) => sum + b.byteLength, 0);
+  expect(heldBytes).toBeLessThanOrEqual(4 * body.length);
 });
 
 test('a head that arrives a byte at a time is read, whatever its header names', async () => {

@@ -11,6 +11,13 @@ import tls from 'node:tls';
 // as S3 frames GetObject) is the socket's own chunks. Anything else (chunked
 // or unframed bodies, 1xx, HTTP/1.0 without a length) is not read here: the
 // caller sends the request again through Node's http client.
+//
+// The socket reads into buffers of ours (`onread`, ADR 0020), not through its
+// own stream: by default Node gives every read a zero-filled 64 KiB buffer,
+// copies a partly filled one into one of the exact size, and passes each
+// chunk through the socket's Readable before the body's. Here a read lands in
+// an uninitialised buffer whose filled part is the chunk, handed straight to
+// whoever holds the connection (an exchange, or the pool while it is idle).
 
 export interface StoreResponse {
   status: number;
@@ -48,26 +55,53 @@ const MAX_HEAD_BYTES = 64 * 1024;
 /** Idle connections kept per store origin: as many as reads commonly overlap. */
 const MAX_IDLE_PER_ORIGIN = 32;
 const HEAD_END = Buffer.from('\r\n\r\n');
+/** What one read of a store connection takes at most: libuv's own size for a read. */
+const READ_BYTES = 64 * 1024;
+/**
+ * A read shorter than this is copied out and its buffer read into again, so
+ * that a chunk never holds more than 4 times its length (a store far away
+ * sends in small bursts); a longer one travels on in its buffer.
+ */
+const COPIED_READ_BYTES = READ_BYTES / 4;
+
+/** Takes the bytes of each read of a connection: the exchange using it, or the pool's idle watch. */
+type ChunkSink = (chunk: Buffer) => void;
 
 export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
   const keepIdleMs = options.keepIdleMs ?? 4_000;
   const idle = new Map<string, net.Socket[]>();
   const open = new Set<net.Socket>();
   const idleHandlers = new WeakMap<net.Socket, () => void>();
+  const sinks = new WeakMap<net.Socket, ChunkSink>();
   let closed = false;
 
   function connect(url: URL): net.Socket {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const socket =
+    // A read's filled part travels on as the chunk, so the next read lands in
+    // a new buffer, unless the chunk was copied out of it. allocUnsafe skips
+    // the zero fill: only the filled part is ever looked at.
+    let reusable: Buffer | undefined;
+    const onread: net.OnReadOpts = {
+      buffer: () => {
+        const next = reusable ?? Buffer.allocUnsafe(READ_BYTES);
+        reusable = undefined;
+        return next;
+      },
+      callback: (size: number, buffer: Uint8Array) => {
+        const read = buffer as Buffer;
+        let chunk = read.subarray(0, size);
+        if (size < COPIED_READ_BYTES) {
+          chunk = Buffer.from(chunk);
+          reusable = read;
+        }
+        sinks.get(socket)?.(chunk);
+        return true;
+      },
+    };
+    const socket: net.Socket =
       url.protocol === 'https:'
-        ? tls.connect({
-            host,
-            port: Number(url.port || 443),
-            ...(net.isIP(host) ? {} : { servername: host }),
-            ALPNProtocols: ['http/1.1'],
-            ...options.tls,
-          })
-        : net.connect(Number(url.port || 80), host);
+        ? tls.connect(tlsOptions(host, Number(url.port || 443), onread, options.tls))
+        : net.connect({ port: Number(url.port || 80), host, onread });
     socket.setNoDelay(true);
     // Errors are reported by the exchange using the socket; between exchanges
     // (a late EPIPE after a destroy) they must not become uncaught.
@@ -87,7 +121,7 @@ export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
     const list = fresh ? undefined : idle.get(url.origin);
     for (let socket = list?.pop(); socket; socket = list?.pop()) {
       const onIdle = idleHandlers.get(socket);
-      if (onIdle) socket.off('data', onIdle).off('end', onIdle).setTimeout(0, onIdle);
+      if (onIdle) socket.off('end', onIdle).setTimeout(0, onIdle);
       if (!socket.destroyed && socket.readable && socket.writable) {
         socket.ref();
         return { socket, reused: true };
@@ -110,7 +144,8 @@ export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
       onIdle = () => void socket.destroy();
       idleHandlers.set(socket, onIdle);
     }
-    socket.on('data', onIdle).on('end', onIdle).setTimeout(keepIdleMs, onIdle);
+    sinks.set(socket, onIdle);
+    socket.on('end', onIdle).setTimeout(keepIdleMs, onIdle);
     socket.unref();
     socket.resume();
     list.push(socket);
@@ -122,8 +157,13 @@ export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
     const request = requestHead(url, headers);
     const attempt = (retried: boolean): Promise<StoreResponse | undefined> => {
       const { socket, reused } = acquire(url, retried);
-      return exchange(socket, request, what, options.timeoutMs, (reusable) =>
-        reusable ? release(url, socket) : socket.destroy(),
+      return exchange(
+        socket,
+        (sink) => sinks.set(socket, sink),
+        request,
+        what,
+        options.timeoutMs,
+        (reusable) => (reusable ? release(url, socket) : socket.destroy()),
       ).catch((err: unknown) => {
         // The store may close an idle connection just as it is taken from the
         // pool: a GET that got no byte back is sent again on a new connection.
@@ -152,6 +192,24 @@ export function createObjectReader(options: ObjectReaderOptions): ObjectReader {
   };
 }
 
+/** tls.connect's options; Node reads `onread` there as net.connect does, though its types leave it out. */
+function tlsOptions(
+  host: string,
+  port: number,
+  onread: net.OnReadOpts,
+  extra: tls.ConnectionOptions | undefined,
+): tls.ConnectionOptions {
+  const options: tls.ConnectionOptions & { onread: net.OnReadOpts } = {
+    host,
+    port,
+    ...(net.isIP(host) ? {} : { servername: host }),
+    ALPNProtocols: ['http/1.1'],
+    onread,
+    ...extra,
+  };
+  return options;
+}
+
 function requestHead(url: URL, headers: Record<string, string>): string {
   const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
   for (const [name, value] of Object.entries(headers)) {
@@ -162,6 +220,9 @@ function requestHead(url: URL, headers: Record<string, string>): string {
   }
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
+
+/** The sink of a connection between its exchange's end and its release (or destruction). */
+const ignore: ChunkSink = () => undefined;
 
 interface ExchangeError extends Error {
   code?: string;
@@ -205,12 +266,14 @@ function parseHead(text: string): Head | undefined {
 }
 
 /**
- * One request and its response on `socket`. `done(reusable)` is called once
- * the socket is no longer this exchange's: reusable when the whole body was
- * read and the store keeps the connection open.
+ * One request and its response on `socket`, whose reads go to the sink given
+ * to `take`. `done(reusable)` is called once the socket is no longer this
+ * exchange's: reusable when the whole body was read and the store keeps the
+ * connection open.
  */
 function exchange(
   socket: net.Socket,
+  take: (sink: ChunkSink) => void,
   request: string,
   what: string,
   timeoutMs: number,
@@ -226,8 +289,9 @@ function exchange(
     const finish = (reusable: boolean) => {
       if (finished) return;
       finished = true;
-      socket.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', onError).off('timeout', onTimeout);
+      socket.off('end', onEnd).off('close', onEnd).off('error', onError).off('timeout', onTimeout);
       socket.setTimeout(0);
+      take(ignore);
       done(reusable);
     };
     const fail = (err: ExchangeError) => {
@@ -320,7 +384,8 @@ function exchange(
       if (rest.length > 0 || remaining === 0) onBody(rest, head.keepAlive);
     };
 
-    socket.on('data', onData).on('end', onEnd).on('close', onEnd).on('error', onError).on('timeout', onTimeout);
+    take(onData);
+    socket.on('end', onEnd).on('close', onEnd).on('error', onError).on('timeout', onTimeout);
     socket.setTimeout(timeoutMs);
     socket.write(request, 'latin1');
   });

@@ -97,6 +97,9 @@ export async function readObject(storage: Storage, key: string, maxBytes: number
     body.destroy();
     throw new ObjectTooLargeError(key, contentLength, maxBytes);
   }
+  // A known length is read into one buffer of that size: the object's bytes
+  // are held once, not as chunks and then their concatenation.
+  if (contentLength > 0) return readInto(body, Buffer.allocUnsafe(contentLength), key);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -109,6 +112,21 @@ export async function readObject(storage: Storage, key: string, maxBytes: number
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** Copies `body` into `into`, which its Content-Length sized; answers the bytes that came. */
+async function readInto(body: Readable, into: Buffer, key: string): Promise<Buffer> {
+  let size = 0;
+  for await (const chunk of body) {
+    const bytes = chunk as Buffer;
+    if (size + bytes.length > into.length) {
+      body.destroy();
+      throw new Error(`S3 read of ${key}: more bytes than its Content-Length (${into.length})`);
+    }
+    bytes.copy(into, size);
+    size += bytes.length;
+  }
+  return size === into.length ? into : into.subarray(0, size);
 }
 
 /** Writes a small object (a thumbnail) in one request. */
