@@ -114,7 +114,7 @@ export async function readObject(storage: Storage, key: string, maxBytes: number
   return Buffer.concat(chunks);
 }
 
-/** Copies `body` into `into`, which its Content-Length sized; answers the bytes that came. */
+/** Copies `body` into `into`, which its Content-Length sized: a body of another length is a failed read. */
 async function readInto(body: Readable, into: Buffer, key: string): Promise<Buffer> {
   let size = 0;
   for await (const chunk of body) {
@@ -126,7 +126,8 @@ async function readInto(body: Readable, into: Buffer, key: string): Promise<Buff
     bytes.copy(into, size);
     size += bytes.length;
   }
-  return size === into.length ? into : into.subarray(0, size);
+  if (size < into.length) throw new Error(`S3 read of ${key}: ${size} bytes of its Content-Length (${into.length})`);
+  return into;
 }
 
 /** Writes a small object (a thumbnail) in one request. */

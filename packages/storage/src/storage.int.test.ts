@@ -133,6 +133,27 @@ test('a single PUT the store refuses once as unavailable is tried again', async 
   }
 });
 
+test('a read the store cuts short of its Content-Length fails, and never answers part of the object', async () => {
+  let gets = 0;
+  const store = http.createServer((req, res) => {
+    gets++;
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '10' });
+    res.write('0123');
+    setTimeout(() => res.destroy(), 20);
+  });
+  await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+  const { port } = store.address() as AddressInfo;
+  const cutting = createStorage({ ...env.s3, endpoint: `http://127.0.0.1:${port}` });
+  try {
+    await expect(readObject(cutting, 'cut', MiB)).rejects.toThrow();
+    expect(gets).toBeGreaterThan(0);
+  } finally {
+    cutting.close();
+    store.closeAllConnections();
+    store.close();
+  }
+});
+
 test('a body that fails mid-way aborts the multipart upload and leaves nothing', async () => {
   const before = await keys();
   await expect(
