@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { waitFor } from '@weft/testing';
 import { isStorageUnavailable } from './errors';
 import { createObjectReader, type ObjectReader } from './object-reader';
 import { openObject } from './objects';
@@ -172,9 +173,7 @@ test('a byte from the store on an idle connection closes it, and the next read t
   expect(r.connections()).toEqual({ busy: 0, idle: 1 });
   // Nothing may come while no request is out: a late byte would be read as the next answer's.
   sockets[0]!.write('x');
-  for (let waited = 0; r.connections().idle > 0 && waited < 2_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor('the idle connection to close', () => r.connections().idle === 0, { timeoutMs: 2_000, intervalMs: 10 });
   expect(r.connections()).toEqual({ busy: 0, idle: 0 });
   expect((await readAll((await r.get(url, {}, 'read'))!.body)).toString()).toBe('hello');
   expect(connections).toBe(2);
