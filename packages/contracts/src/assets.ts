@@ -36,12 +36,12 @@ export const AssetSchema = z
     ...assetSummaryShape,
     asset_metadata: z
       .record(z.string(), MetadataValue)
-      .nullable()
       .optional()
       .openapi({
         description:
           'Technical metadata filled in by background processing: width, height, aspect_ratio, duration ' +
-          '(seconds), codec, frame_rate, sample_rate, channels, size_bytes, ... as the type offers.',
+          '(seconds), codec, frame_rate, sample_rate, channels, size_bytes, ... as the type offers. Always an ' +
+          'object, never null: `{}` until processing has read the file.',
       }),
     is_flow_output_sample: z.boolean().default(false),
     blur_hash: z.string().nullable().optional().openapi({ description: 'BlurHash of images, once processed.' }),

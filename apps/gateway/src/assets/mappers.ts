@@ -60,7 +60,8 @@ export async function toAssetSummary(row: AssetSummaryRow, urls: UrlSigner): Pro
 export async function toAsset(row: AssetFullRow, urls: UrlSigner): Promise<Asset> {
   return {
     ...(await toAssetSummary(row, urls)),
-    asset_metadata: (row.assetMetadata as Asset['asset_metadata']) ?? null,
+    // The column stays null until processing has read the file; the contract says object, never null.
+    asset_metadata: (row.assetMetadata as Asset['asset_metadata'] | null) ?? {},
     is_flow_output_sample: row.isFlowOutputSample,
     blur_hash: row.blurHash,
   };

@@ -99,6 +99,12 @@ test.each(Object.entries(INTERFACE_STATUSES))('%s documents statuses %j', (op, s
   for (const status of statuses) expect(Object.keys(operation!.responses)).toContain(String(status));
 });
 
+test('asset_metadata is an object, never null', () => {
+  const metadata = doc.components.schemas.Asset?.properties?.asset_metadata as OpenApiSchema & { anyOf?: unknown[] };
+  expect(metadata.type).toBe('object');
+  expect(metadata.anyOf).toBeUndefined();
+});
+
 test('list endpoints return cursor pages', () => {
   for (const name of ['CursorPage_AgentSummary', 'CursorPage_AppSummary', 'CursorPage_AssetSummary']) {
     const schema = doc.components.schemas[name];

@@ -101,9 +101,12 @@ describe('POST /assets/upload: accepted files', () => {
       agent_id: null,
       run_id: null,
     });
+    // Not processed yet: an empty object, never null.
+    expect(asset.asset_metadata).toEqual({});
     const again = await request(gw.app).get(`/assets/${asset.id}`).set('X-Api-Key', org.apiKey);
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(asset.id);
+    expect(again.body.asset_metadata).toEqual({});
     // The stored bytes are exactly the upload.
     const stored = await request(gw.app).get(`/assets/${asset.id}/download`).set('X-Api-Key', org.apiKey);
     expect(Buffer.compare(stored.body as Buffer, png)).toBe(0);
