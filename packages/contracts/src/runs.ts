@@ -107,7 +107,7 @@ export const ReviewDecisionBody = z
     decision: ReviewDecisionSchema,
     output: z.record(z.string(), z.unknown()).optional(),
   })
-  .openapi('ReviewDecision');
+  .openapi('ReviewDecisionBody');
 
 export type RunInput = z.infer<typeof RunInputSchema>;
 export type RunResult = z.infer<typeof RunResultSchema>;

@@ -90,6 +90,7 @@ test('enumerations are those of interface.md 2.1', () => {
   expect(s.DataType?.enum).toEqual(['text', 'images', 'videos', 'files', 'audio', 'data']);
   expect(s.AppInputType?.enum).toEqual(['text', 'image', 'video', 'audio', 'brand', 'file']);
   expect(s.NodeType?.enum).toHaveLength(55);
+  expect(s.ReviewDecision?.enum).toEqual(['approve', 'retry']);
 });
 
 test.each(Object.entries(INTERFACE_STATUSES))('%s documents statuses %j', (op, statuses) => {
