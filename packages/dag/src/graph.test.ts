@@ -77,6 +77,89 @@ describe('FlowGraph', () => {
   });
 });
 
+describe('retryPathOf', () => {
+  const provider = (id: string, inputs?: FlowNode['inputs']): FlowNode => ({
+    ...node(id, 'generic_provider', inputs),
+    params: { url: 'http://127.0.0.1/ok' },
+  });
+
+  it('re-runs back to the nearest provider node, through every deterministic level', () => {
+    const flow: Flow = {
+      nodes: [
+        node('topic', 'text_input'),
+        node('style', 'text_input'),
+        provider('write', { prompt: 'topic' }),
+        node('join', 'prompt_concatenate', { parts: ['write', 'style'] }),
+        node('lines', 'text_split', { text: 'join' }),
+        node('check', 'human_review', { value: 'lines' }),
+      ],
+      outputs: [],
+    };
+    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: ['write'], rerun: ['write', 'join', 'lines'] });
+  });
+
+  it('stops at the nearest provider node and leaves branches that do not feed the review', () => {
+    const flow: Flow = {
+      nodes: [
+        node('topic', 'text_input'),
+        provider('outline', { prompt: 'topic' }),
+        provider('draft', { prompt: 'outline' }),
+        provider('side', { prompt: 'outline' }),
+        node('lines', 'text_split', { text: 'draft' }),
+        node('check', 'human_review', { value: 'lines' }),
+        node('after', 'prompt_concatenate', { parts: ['check', 'side'] }),
+      ],
+      outputs: [],
+    };
+    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: ['draft'], rerun: ['draft', 'lines'] });
+  });
+
+  it('re-runs every nearest provider node of a review fed by several', () => {
+    const flow: Flow = {
+      nodes: [
+        node('topic', 'text_input'),
+        provider('a', { prompt: 'topic' }),
+        provider('b', { prompt: 'topic' }),
+        node('first', 'list_selector', { list: 'b' }),
+        node('join', 'prompt_concatenate', { parts: ['a', 'first', 'topic'] }),
+        node('check', 'human_review', { value: 'join' }),
+      ],
+      outputs: [],
+    };
+    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({
+      sources: ['a', 'b'],
+      rerun: ['a', 'b', 'first', 'join'],
+    });
+  });
+
+  it('finds nothing to re-run when only run inputs and deterministic nodes feed the review', () => {
+    const flow: Flow = {
+      nodes: [
+        node('topic', 'text_input'),
+        node('join', 'prompt_concatenate', { parts: ['topic'] }),
+        node('check', 'human_review', { value: 'join' }),
+      ],
+      outputs: [],
+    };
+    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: [], rerun: [] });
+  });
+
+  it('does not reach past an earlier review, whose decision stands', () => {
+    const flow: Flow = {
+      nodes: [
+        node('topic', 'text_input'),
+        provider('write', { prompt: 'topic' }),
+        node('first', 'human_review', { value: 'write' }),
+        node('lines', 'text_split', { text: 'first' }),
+        node('second', 'human_review', { value: 'lines' }),
+      ],
+      outputs: [],
+    };
+    expect(FlowGraph.of(flow).retryPathOf('second')).toEqual({ sources: [], rerun: [] });
+    expect(FlowGraph.of(flow).retryPathOf('first')).toEqual({ sources: ['write'], rerun: ['write'] });
+  });
+});
+
 describe('derivations', () => {
   const flow: Flow = {
     nodes: [

@@ -1,6 +1,6 @@
 import type { Flow, FlowNode } from '@weft/contracts';
 import { linksOf } from './links';
-import { isInertNodeType } from './node-kinds';
+import { isInertNodeType, rerunOutputOf } from './node-kinds';
 import { assertValidFlow } from './validate';
 
 /**
@@ -81,6 +81,39 @@ export class FlowGraph {
   /** Every node depending on `id`, transitively, in flow order (what a retry of `id` invalidates). */
   descendantsOf(id: string): string[] {
     return this.closure(this.down, id);
+  }
+
+  /**
+   * What a retry of the review node `id` re-runs so that it can propose
+   * something different: walking upstream through nodes whose output would
+   * come out the same (rerunOutputOf), the nearest nodes whose output may
+   * change (`sources`), and every node on a path from one of them to the
+   * review (`rerun`: the sources and the nodes between, not the review
+   * itself). The walk stops at an earlier review, whose decision stands, and
+   * never reaches past a source. Both lists are in flow order; both are empty
+   * when nothing upstream can change, so re-running would propose the same.
+   */
+  retryPathOf(id: string): { sources: string[]; rerun: string[] } {
+    const sources = new Set<string>();
+    const same = new Set<string>();
+    const todo = [...this.known(this.up, id)];
+    while (todo.length > 0) {
+      const next = todo.pop()!;
+      if (sources.has(next) || same.has(next)) continue;
+      const output = rerunOutputOf(this.byId.get(next)!.type);
+      if (output === 'new') sources.add(next);
+      if (output !== 'same') continue;
+      same.add(next);
+      todo.push(...this.up.get(next)!);
+    }
+    const between = new Set<string>();
+    for (const source of sources) {
+      for (const node of this.closure(this.down, source)) if (same.has(node)) between.add(node);
+    }
+    return {
+      sources: [...sources].sort(this.byFlowOrder),
+      rerun: [...sources, ...between].sort(this.byFlowOrder),
+    };
   }
 
   /**
