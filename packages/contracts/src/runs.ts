@@ -104,7 +104,13 @@ export const CreateAppRunBody = z
 /** interface.md 4.2: the review body. `output` is checked against the proposal by the use case. */
 export const ReviewDecisionBody = z
   .object({
-    decision: ReviewDecisionSchema,
+    decision: ReviewDecisionSchema.openapi({
+      description:
+        '`approve` completes the review with `output`. `retry` runs again every node between the review and the ' +
+        'nearest nodes upstream whose output can change (provider nodes, `generic_provider`), each charged again, ' +
+        'and the review proposes anew; nodes computed from the run inputs alone keep their output. A review fed ' +
+        'only by those answers 409: a retry would propose the same thing.',
+    }),
     output: z.record(z.string(), z.unknown()).optional(),
   })
   .openapi('ReviewDecisionBody');

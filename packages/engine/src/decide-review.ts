@@ -1,5 +1,5 @@
 import type { ProposedOutput } from '@weft/contracts';
-import { ConflictError, NotFoundError } from '@weft/errors';
+import { ConflictError, NotFoundError, RetryCannotChangeError } from '@weft/errors';
 import { advance, type Dispatch } from './advance';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
@@ -25,9 +25,11 @@ interface ReviewRow {
  * concurrent decisions exactly one wins and the other gets 409.
  * - approve: the review node completes with exactly the reviewer's output and
  *   the run continues downstream;
- * - retry: the node(s) upstream of the review run again (next attempt) and the
- *   review node waits for them, then proposes anew.
- * 404: run or review unknown to the caller; 409: the review is not pending.
+ * - retry: the nodes upstream of the review back to the nearest ones whose
+ *   output can change (FlowGraph.retryPathOf) run again, each at its next
+ *   attempt, and the review node waits for them, then proposes anew.
+ * 404: run or review unknown to the caller; 409: the review is not pending,
+ * or a retry could only propose the same output again.
  */
 export async function decideReview(
   core: EngineCore,
@@ -91,27 +93,32 @@ async function retry(
   review: ReviewRow,
 ): Promise<Dispatch[]> {
   const version = await core.versions.version(run.agent_version_id);
-  const upstream = version.graph.upstreamOf(review.node_id);
+  const { sources, rerun } = version.graph.retryPathOf(review.node_id);
+  if (sources.length === 0) throw new RetryCannotChangeError(review.node_id);
+  const between = rerun.filter((id) => !sources.includes(id));
   await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
     reviewId,
   ]);
-  // The review node waits for its upstream again; both move to their next attempt.
+  // Every node re-run moves to its next attempt (a new job id), as does the review node,
+  // which then waits for them and proposes anew. The sources start at once (their own
+  // upstream nodes keep their outputs); the nodes between wait for theirs.
   await client.query(
-    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL, completed_at = NULL
-      WHERE run_id = $1 AND node_id = $2`,
-    [run.id, review.node_id],
+    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL,
+            started_at = NULL, completed_at = NULL
+      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
+    [run.id, [review.node_id, ...between]],
   );
   await client.query(
     `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,
             started_at = now(), completed_at = NULL
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [run.id, upstream],
+    [run.id, sources],
   );
   const nodes = await loadNodes(client, run.id);
-  const rerun = nodes
-    .filter((n) => upstream.includes(n.node_id))
+  const dispatched = nodes
+    .filter((n) => sources.includes(n.node_id))
     .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
-  return [...rerun, ...(await advanceRun(core, client, run, nodes))];
+  return [...dispatched, ...(await advanceRun(core, client, run, nodes))];
 }
 
 async function advanceRun(

@@ -16,6 +16,7 @@ export interface FakeProvider {
  */
 export async function startFakeProvider(): Promise<FakeProvider> {
   const state = { received: [] as { path: string; body: unknown }[], abortedSlow: 0 };
+  const takes = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,6 +35,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         case '/ok': {
           const inputs = (body as { inputs?: Record<string, unknown> }).inputs ?? {};
           return json(200, { type: 'text', value: `echo:${JSON.stringify(inputs)}` });
+        }
+        case '/takes': {
+          // A different answer on every call of a (run, node): take 1, take 2, ... of two lines.
+          const { run_id, node_id } = body as { run_id?: string; node_id?: string };
+          const key = `${run_id}/${node_id}`;
+          const take = (takes.get(key) ?? 0) + 1;
+          takes.set(key, take);
+          return json(200, { type: 'text', value: `${node_id} take ${take} A\n${node_id} take ${take} B` });
         }
         case '/delay': {
           // Answers after ?ms= milliseconds: a node that takes a while, for kill and shutdown tests.

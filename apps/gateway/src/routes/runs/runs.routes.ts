@@ -98,9 +98,18 @@ export const decideReviewRoute = defineRoute({
   auth: 'api',
   request: { params: ReviewPath, body: ReviewDecisionBody },
   responses: {
-    204: { description: 'Decided: the run continues (approve) or re-runs the upstream node(s) (retry)' },
+    204: {
+      description:
+        'Decided: the run continues (approve), or the nodes upstream of the review back to the nearest ' +
+        'provider nodes run again and the review proposes their new output (retry)',
+    },
     404: { description: 'Run or review not found or not accessible', schema: ErrorBody },
-    409: { description: 'The review is not pending (already decided, or the run has ended)', schema: ErrorBody },
+    409: {
+      description:
+        'The review is not pending (already decided, or the run has ended); or retry, when only run inputs and ' +
+        'deterministic nodes feed the review, so it would propose the same output again (the review stays pending)',
+      schema: ErrorBody,
+    },
     422: { description: 'Bad decision or output', schema: ValidationErrorBody },
   },
   handler: async ({ deps, auth, params, body }) => {
