@@ -109,7 +109,7 @@ export const ReviewDecisionBody = z
         '`approve` completes the review with `output`. `retry` runs again every node between the review and the ' +
         'nearest nodes upstream whose output can change (provider nodes, `generic_provider`), each charged again, ' +
         'and the review proposes anew; nodes computed from the run inputs alone keep their output. A review fed ' +
-        'only by those answers 409: a retry would propose the same thing.',
+        'only by those re-runs the node(s) directly upstream and proposes the same output again.',
     }),
     output: z.record(z.string(), z.unknown()).optional(),
   })

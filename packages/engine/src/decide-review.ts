@@ -1,5 +1,5 @@
 import type { ProposedOutput } from '@weft/contracts';
-import { ConflictError, NotFoundError, RetryCannotChangeError } from '@weft/errors';
+import { ConflictError, NotFoundError } from '@weft/errors';
 import { advance, type Dispatch } from './advance';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
@@ -28,8 +28,7 @@ interface ReviewRow {
  * - retry: the nodes upstream of the review back to the nearest ones whose
  *   output can change (FlowGraph.retryPathOf) run again, each at its next
  *   attempt, and the review node waits for them, then proposes anew.
- * 404: run or review unknown to the caller; 409: the review is not pending,
- * or a retry could only propose the same output again.
+ * 404: run or review unknown to the caller; 409: the review is not pending.
  */
 export async function decideReview(
   core: EngineCore,
@@ -93,9 +92,12 @@ async function retry(
   review: ReviewRow,
 ): Promise<Dispatch[]> {
   const version = await core.versions.version(run.agent_version_id);
-  const { sources, rerun } = version.graph.retryPathOf(review.node_id);
-  if (sources.length === 0) throw new RetryCannotChangeError(review.node_id);
-  const between = rerun.filter((id) => !sources.includes(id));
+  const path = version.graph.retryPathOf(review.node_id);
+  // With nothing upstream that can change, a retry still does what the interface
+  // promises: the direct upstream node(s) run again and the review proposes anew
+  // (the same proposal, under a new review id).
+  const sources = path.sources.length > 0 ? path.sources : version.graph.upstreamOf(review.node_id);
+  const between = path.rerun.filter((id) => !sources.includes(id));
   await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
     reviewId,
   ]);

@@ -67,21 +67,6 @@ export class ExternalIdConflictError extends ConflictError {
   }
 }
 
-/**
- * A review retry that could only propose the same output again: nothing
- * upstream of the review node can produce a different one. The review stays
- * pending; the caller approves (keeping what it wants) or cancels the run.
- */
-export class RetryCannotChangeError extends ConflictError {
-  constructor(reviewNodeId: string) {
-    super(
-      `Retry cannot propose anything different: review node '${reviewNodeId}' is fed only by run inputs and ` +
-        'nodes that compute the same output from them again (no provider node upstream). ' +
-        'Approve the proposal, keeping the items you want, or cancel the run.',
-    );
-  }
-}
-
 export class GoneError extends AppError {
   constructor(message: string) {
     super(410, message);

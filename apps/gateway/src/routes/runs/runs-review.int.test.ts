@@ -3,8 +3,8 @@ import request from 'supertest';
 import { postAgent, reviewFlow } from '../../testing/catalog-fixtures';
 import { pollRun, startRunStack, type RunBody, type RunStack } from '../../testing/test-runs';
 
-// Human review: park, approve with the reviewer's output, a retry that cannot change anything, bad bodies,
-// races. Retries that re-run provider nodes: runs-review-retry.int.test.ts.
+// Human review: park, approve with the reviewer's output, a retry with nothing upstream that can change,
+// bad bodies, races. Retries that re-run provider nodes: runs-review-retry.int.test.ts.
 
 let stack: RunStack;
 let apiKey: string;
@@ -53,18 +53,21 @@ test('a review parks the run with the proposal; approve continues with exactly t
   expect(again.status).toBe(409);
 });
 
-test('retry of a review fed only by run inputs and deterministic nodes: 409 saying why, the review stays pending', async () => {
+test('retry of a review fed only by run inputs and deterministic nodes re-runs the node upstream and parks again', async () => {
   const parked = await startParked();
-  const review = (parked.pending_reviews as Review[])[0]!;
-  const res = await decide(parked, review.id, { decision: 'retry' });
-  expect(res.status).toBe(409);
-  expect(res.body.detail).toMatch(/Retry cannot propose anything different: review node 'check'.*Approve the proposal/);
-  // Nothing ran again, and the same review can still be decided.
-  const still = await request(stack.gw.app).get(`/runs/${parked.id}`).set('X-Api-Key', apiKey);
-  expect(still.body).toMatchObject({ status: 'in_progress', awaiting_human_review: true, pending_reviews: [review] });
-  const nodes = await stack.gw.deps.db.prisma.nodeExecution.findMany({ where: { runId: parked.id } });
-  expect(nodes.map((n) => n.attempt)).toEqual(nodes.map(() => 0));
-  expect((await decide(parked, review.id, { decision: 'approve', output: { prompts: ['ok'] } })).status).toBe(204);
+  const first = (parked.pending_reviews as Review[])[0]!;
+  expect((await decide(parked, first.id, { decision: 'retry', output: { ignored: true } })).status).toBe(204);
+  const reparked = await pollRun(
+    stack.gw,
+    apiKey,
+    `/runs/${parked.id}`,
+    (r) => r.awaiting_human_review === true && (r.pending_reviews as Review[])[0]?.id !== first.id,
+  );
+  const second = (reparked.pending_reviews as Review[])[0]!;
+  expect(second).toMatchObject({ node_id: 'check', proposed_output: { prompts: ['cats / friendly'] } });
+  const nodes = await stack.gw.deps.db.prisma.nodeExecution.findMany({ where: { runId: parked.id, nodeId: 'join' } });
+  expect(nodes[0]!.attempt).toBe(1);
+  expect((await decide(reparked, second.id, { decision: 'approve', output: { prompts: ['ok'] } })).status).toBe(204);
   expect((await pollRun(stack.gw, apiKey, `/runs/${parked.id}`)).status).toBe('completed');
 });
 

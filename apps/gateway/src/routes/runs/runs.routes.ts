@@ -104,12 +104,7 @@ export const decideReviewRoute = defineRoute({
         'provider nodes run again and the review proposes their new output (retry)',
     },
     404: { description: 'Run or review not found or not accessible', schema: ErrorBody },
-    409: {
-      description:
-        'The review is not pending (already decided, or the run has ended); or retry, when only run inputs and ' +
-        'deterministic nodes feed the review, so it would propose the same output again (the review stays pending)',
-      schema: ErrorBody,
-    },
+    409: { description: 'The review is not pending (already decided, or the run has ended)', schema: ErrorBody },
     422: { description: 'Bad decision or output', schema: ValidationErrorBody },
   },
   handler: async ({ deps, auth, params, body }) => {
