@@ -7,3 +7,4 @@ export * from './apps';
 export * from './admin';
 export * from './runs';
 export * from './assets';
+export * from './storable-text';

@@ -1,4 +1,5 @@
 import { ValidationError, type ValidationIssue } from '@weft/errors';
+import { findUnstorableText } from '@weft/contracts';
 import type { z } from 'zod';
 
 type Part = 'body' | 'query' | 'path';
@@ -65,35 +66,11 @@ export function toValidationIssues(part: Part, error: z.ZodError, raw: unknown):
   });
 }
 
-/**
- * Where a NUL character sits in `value` (a string, or a key or string inside
- * it), if anywhere. PostgreSQL's text and jsonb cannot hold one, so such a
- * value would otherwise pass validation and fail at the database as a 500.
- */
-function nulPath(value: unknown, path: Array<string | number> = [], depth = 0): Array<string | number> | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = nulPath(item, [...path, i], depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = nulPath(item, [...path, key], depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
-
 export function parsePart<S extends z.ZodType>(part: Part, schema: S, raw: unknown): z.output<S> {
-  const nul = nulPath(raw);
-  if (nul) {
-    throw new ValidationError([
-      { loc: [part, ...nul], msg: 'Text must not contain the NUL character (\\u0000)', type: 'string_nul' },
-    ]);
+  // Before the schema: such text would pass it, then fail at the database or be changed there.
+  const unstorable = findUnstorableText(raw);
+  if (unstorable) {
+    throw new ValidationError([{ loc: [part, ...unstorable.path], msg: unstorable.msg, type: unstorable.type }]);
   }
   const result = schema.safeParse(raw);
   if (!result.success) throw new ValidationError(toValidationIssues(part, result.error, raw));
