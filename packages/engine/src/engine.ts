@@ -1,4 +1,4 @@
-import type { Db } from '@weft/db';
+import { isDatabaseUnavailable, type Db } from '@weft/db';
 import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
@@ -58,6 +58,9 @@ export interface Engine {
 /** Most runs one grouped read or commit statement of a worker covers. */
 const GROUP_MAX = 64;
 
+/** A grouped statement's runs are tried apart unless the database itself is the trouble (grouped-calls.ts). */
+const retryApart = (err: unknown) => !isDatabaseUnavailable(err);
+
 export function createEngine(options: EngineOptions): Engine {
   const { pool, customPlanPool } = options.db;
   // One run's statements reach it by primary key, which a generic plan does well at any table size;
@@ -66,11 +69,12 @@ export function createEngine(options: EngineOptions): Engine {
   const core: EngineCore = {
     db: options.db,
     versions: new VersionCache(pool),
-    reads: new GroupedCalls({ call: (ids) => readRuns(poolFor(ids.length), ids), max: GROUP_MAX }),
+    reads: new GroupedCalls({ call: (ids) => readRuns(poolFor(ids.length), ids), max: GROUP_MAX, retryApart }),
     commits: new GroupedCalls({
       call: (writes) => commitTransitions(poolFor(writes.length), writes),
       max: GROUP_MAX,
       key: (w) => w.run.id,
+      retryApart,
     }),
     dispatcher: new Dispatcher(options.queues, options.logger),
     cancelBus: new CancelBus(options.publisher, options.redisPrefix),

@@ -63,3 +63,42 @@ test('when a group fails, each of its inputs is called alone and gets its own re
   expect(await bad).toBe('bad group');
   expect(r.groups).toEqual([['a'], ['b', 'bad'], ['b'], ['bad']]);
 });
+
+test('one input that fails every call holding it costs a call per half, not one per input', async () => {
+  const r = recorder();
+  const grouped = new GroupedCalls({ call: r.call, max: 64 });
+  const first = grouped.submit('first');
+  const inputs = Array.from({ length: 64 }, (_, i) => (i === 41 ? 'bad' : `i${i}`));
+  const outcomes = inputs.map((x) =>
+    grouped.submit(x).then(
+      (out) => out,
+      (err: Error) => err.message,
+    ),
+  );
+  await r.releaseAll();
+  await first;
+  expect(await Promise.all(outcomes)).toEqual(inputs.map((x) => (x === 'bad' ? 'bad group' : `${x}!`)));
+  // The group of 64, then two halves at each of six levels.
+  expect(r.groups.slice(1)).toHaveLength(1 + 2 * 6);
+  expect(r.groups.filter((g) => g.length === 1 && g[0] === 'bad')).toHaveLength(1);
+});
+
+test('a failure no input can escape is given to the whole group at once', async () => {
+  const r = recorder();
+  const grouped = new GroupedCalls({
+    call: r.call,
+    max: 10,
+    retryApart: (err) => (err as Error).message !== 'bad group',
+  });
+  const first = grouped.submit('a');
+  const rest = ['b', 'bad', 'c'].map((x) =>
+    grouped.submit(x).then(
+      () => 'resolved',
+      (err: Error) => err.message,
+    ),
+  );
+  await r.releaseAll();
+  await first;
+  expect(await Promise.all(rest)).toEqual(['bad group', 'bad group', 'bad group']);
+  expect(r.groups).toEqual([['a'], ['b', 'bad', 'c']]);
+});

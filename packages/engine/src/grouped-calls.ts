@@ -11,6 +11,12 @@ export interface GroupedCallsOptions<In, Out> {
   max: number;
   /** Inputs with the same key never share a call: the later one waits for the next. */
   key?: (input: In) => string;
+  /**
+   * Whether the inputs of a group that failed with `err` may fare better in
+   * smaller groups (default: yes). No for a failure none of them can escape,
+   * such as the database being unreachable: then they all get it at once.
+   */
+  retryApart?: (err: unknown) => boolean;
 }
 
 /**
@@ -20,8 +26,10 @@ export interface GroupedCallsOptions<In, Out> {
  * at once, so a quiet process waits for nothing. A busy one sends one
  * statement per group instead of one per call, which is what PostgreSQL and
  * the process spend most of their time on (parse, plan, executor start and a
- * commit per statement). When a group's call fails, its inputs are called one
- * by one, so that each gets its own result or its own error.
+ * commit per statement). When a group's call fails, its halves are called in
+ * turn, and so on down to single inputs, so that each gets its own result or
+ * its own error: one input that makes every call holding it fail costs about
+ * two calls per halving (13 for a group of 64) rather than one per input.
  */
 export class GroupedCalls<In, Out> {
   private queue: Waiting<In, Out>[] = [];
@@ -68,17 +76,13 @@ export class GroupedCalls<In, Out> {
       const outputs = await this.options.call(group.map((w) => w.input));
       group.forEach((w, i) => w.resolve(outputs[i]!));
     } catch (err) {
-      if (group.length === 1) {
-        group[0]!.reject(err);
+      if (group.length === 1 || this.options.retryApart?.(err) === false) {
+        for (const w of group) w.reject(err);
         return;
       }
-      for (const w of group) {
-        try {
-          w.resolve((await this.options.call([w.input]))[0]!);
-        } catch (one) {
-          w.reject(one);
-        }
-      }
+      const half = Math.ceil(group.length / 2);
+      await this.send(group.slice(0, half));
+      await this.send(group.slice(half));
     }
   }
 }

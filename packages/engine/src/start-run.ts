@@ -1,6 +1,6 @@
 import type { FailureReason, RunInput } from '@weft/contracts';
-import { violatesUniqueIndex } from '@weft/db';
-import { ExternalIdConflictError } from '@weft/errors';
+import { isRefusedData, violatesUniqueIndex } from '@weft/db';
+import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { advance } from './advance';
 import type { Dispatch } from './transition';
@@ -167,12 +167,17 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
   return rows;
 }
 
-/** writeRuns for one run, with a reused external_id answered as the 409 that names the run holding it. */
+/**
+ * writeRuns for one run, with a reused external_id answered as the 409 that
+ * names the run holding it, and values the database refuses as a 422: the
+ * gateway's checks refuse what they know of first, with a `loc` naming the value.
+ */
 export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: PreparedRun): Promise<StartedRun> {
   let created: CreatedRow;
   try {
     [created] = (await writeRuns(db, [run])) as [CreatedRow];
   } catch (err) {
+    if (isRefusedData(err)) throw refusedRun(err);
     if (!violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) throw err;
     const existing = await pool.query<{ id: string }>({
       name: 'engine_run_by_external_id_v1',
@@ -184,9 +189,11 @@ export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: P
   return startedRun(run, created);
 }
 
-/** Whether a batch failed only because one of its runs reuses an external_id: write them one by one. */
-export function isExternalIdConflict(err: unknown): boolean {
-  return violatesUniqueIndex(err, EXTERNAL_ID_INDEX);
+function refusedRun(err: unknown) {
+  // PostgreSQL's message and detail say what was wrong with the value (out of range, not valid
+  // Unicode), never where the database is or what else it holds.
+  const { message, detail } = err as { message: string; detail?: string };
+  return invalid(['body'], `The database refused this run's data: ${message}${detail ? ` (${detail})` : ''}`);
 }
 
 /** The created run as the caller reports it. */
