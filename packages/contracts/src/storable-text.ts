@@ -8,13 +8,13 @@ export interface UnstorableText {
 
 // With the `u` flag a well-formed surrogate pair is one code point (an emoji, say), so
 // `\p{Cs}` matches only a half without its other half.
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
 
 function problem(text: string): Omit<UnstorableText, 'path'> | undefined {
-  if (!UNSTORABLE.test(text)) return undefined;
   if (text.includes('\u0000')) {
     return { msg: 'Text must not contain the NUL character (\\u0000)', type: 'string_nul' };
   }
+  if (!LONE_SURROGATE.test(text)) return undefined;
   return {
     msg: 'Text must be valid Unicode: a lone UTF-16 surrogate (\\ud800–\\udfff without its pair) cannot be stored',
     type: 'string_unicode',
