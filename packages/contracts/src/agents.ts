@@ -1,4 +1,4 @@
-import { cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
+import { Credits, cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
 import { DataTypeSchema, FlowVisibilitySchema, NodeTypeSchema } from './enums';
 import { FlowSchema } from './flow';
 import { z } from './zod';
@@ -70,7 +70,7 @@ export const CreateAgentBody = z
     description: z.string().max(10_000),
     tags: z.array(z.string().min(1).max(64)).max(50).optional(),
     visibility: FlowVisibilitySchema.default('private'),
-    estimated_cost: z.number().int().min(0).default(0),
+    estimated_cost: Credits.default(0),
     flow: FlowSchema.optional(),
   })
   .openapi('CreateAgent');

@@ -1,5 +1,5 @@
 import { AgentOutputSchema } from './agents';
-import { cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
+import { Credits, cursorPage, OwnedFlag, PaginationQuery, repeatable } from './common';
 import { AppInputTypeSchema, AppVisibilitySchema } from './enums';
 import { z } from './zod';
 
@@ -67,7 +67,7 @@ export const CreateAppBody = z
       .optional(),
     visibility: AppVisibilitySchema.default('private'),
     agent_id: z.uuid(),
-    estimated_cost: z.number().int().min(0).optional(),
+    estimated_cost: Credits.optional(),
     inputs: z.array(AppInputSchema),
     outputs: z.array(AppOutputSchema),
   })

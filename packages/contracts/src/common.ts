@@ -70,3 +70,18 @@ export const cursorPage = <T extends z.ZodType>(item: T, name: string) =>
     .openapi(name);
 
 export const ExternalId = z.string().min(1).max(255);
+
+/**
+ * The largest number of credits one figure may hold (an estimated cost, a
+ * node's cost): PostgreSQL stores credits as 32-bit integers, so a larger
+ * number would fail at the database instead of being refused here.
+ */
+export const MAX_CREDITS = 2_147_483_647;
+
+/** An amount of credits a caller sets: a whole number the database can store. */
+const CREDITS_RANGE = `Credits are a whole number from 0 to ${MAX_CREDITS}`;
+export const Credits = z
+  .number({ error: CREDITS_RANGE })
+  .int({ error: CREDITS_RANGE })
+  .min(0, { error: CREDITS_RANGE })
+  .max(MAX_CREDITS, { error: CREDITS_RANGE });

@@ -79,6 +79,11 @@ export interface NodeExecutor {
   instant?: boolean;
   /** Used when the node's `params.timeout_ms` is absent. */
   defaultTimeoutMs: number;
+  /**
+   * The most `params.timeout_ms` may ask for: a flow asking more is refused
+   * when it is published. At most MAX_NODE_TIMEOUT_MS (@weft/contracts).
+   */
+  maxTimeoutMs: number;
   execute(ctx: NodeContext): Promise<NodeResult>;
 }
 

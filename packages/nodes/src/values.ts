@@ -53,11 +53,18 @@ export function stringParam(ctx: NodeContext, name: string, fallback: string): s
   return v;
 }
 
-export function intParam(ctx: NodeContext, name: string, fallback: number, min = 0): number {
+export function intParam(
+  ctx: NodeContext,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const v = ctx.params[name];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.${name} must be an integer ≥ ${min}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.${name} must be an integer ${range}`);
   }
   return v;
 }

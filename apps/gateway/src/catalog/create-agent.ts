@@ -1,8 +1,8 @@
 import type { Agent, CreateAgentBody, z } from '@weft/contracts';
-import { assertValidFlow } from '@weft/dag';
 import type { Db } from '@weft/db';
 import { toAgent, toDraftAgent } from './mappers';
 import { versionData } from './version-data';
+import { assertPublishableFlow } from './check-flow';
 
 export type CreateAgentInput = z.output<typeof CreateAgentBody>;
 
@@ -13,7 +13,7 @@ export type CreateAgentInput = z.output<typeof CreateAgentBody>;
  */
 export async function createAgent(db: Db, orgId: string, input: CreateAgentInput): Promise<Agent> {
   const { flow } = input;
-  if (flow) assertValidFlow(flow, ['body', 'flow']);
+  if (flow) assertPublishableFlow(flow, ['body', 'flow']);
   const data = {
     organizationId: orgId,
     name: input.name,

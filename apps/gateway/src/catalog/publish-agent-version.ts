@@ -1,8 +1,9 @@
 import type { Flow } from '@weft/contracts';
-import { assertValidFlow, jsonEqual } from '@weft/dag';
+import { jsonEqual } from '@weft/dag';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import { versionData } from './version-data';
+import { assertPublishableFlow } from './check-flow';
 
 export interface PublishedVersion {
   version: number;
@@ -29,7 +30,7 @@ export async function publishAgentVersion(
   agentId: string,
   flow: Flow,
 ): Promise<PublishedVersion> {
-  assertValidFlow(flow, ['body', 'flow']);
+  assertPublishableFlow(flow, ['body', 'flow']);
   return db.prisma.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ active_version_id: string | null }[]>`
       SELECT active_version_id FROM agents

@@ -1,5 +1,6 @@
 import type { DataType, NodeType } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../types';
+import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 
 // image_input, video_input, audio_input, file_input: the run input's asset ids.
 // Existence, access and media type are checked when the run is created (the
@@ -10,6 +11,7 @@ function assetInput(type: NodeType, dataType: DataType): NodeExecutor {
     type,
     kind: 'light',
     defaultTimeoutMs: 5_000,
+    maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
     async execute(ctx) {
       const given = ctx.runInput as { asset_ids?: unknown } | undefined;
       if (given === undefined) return { output: { type: dataType, value: [] } };

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { NodeFailure, type NodeContext, type NodeExecutor, type ProducedFile } from '../types';
 import { assetIds, single, stringParam } from '../values';
+import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 
 const RATIO = /^(\d{1,4}):(\d{1,4})$/;
 
@@ -61,6 +62,7 @@ export const changeAspectRatio: NodeExecutor = {
   type: 'change_aspect_ratio',
   kind: 'heavy',
   defaultTimeoutMs: 60_000,
+  maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const [rw, rh] = parseRatio(ctx);
     const ids = assetIds(ctx, single(ctx, 'image'));

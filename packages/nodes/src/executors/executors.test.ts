@@ -1,4 +1,5 @@
-import { executorFor, timeoutOf } from '../registry';
+import { executorFor, maxTimeoutOf, timeoutOf } from '../registry';
+import { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 import type { NodeContext, NodeValue } from '../types';
 import { NodeFailure } from '../types';
 import { centredCrop } from './change-aspect-ratio';
@@ -68,6 +69,13 @@ test('timeouts: params.timeout_ms overrides the per-type default', () => {
   expect(timeoutOf('generic_provider', {})).toBe(30_000);
   expect(timeoutOf('generic_provider', { timeout_ms: 250 })).toBe(250);
   expect(timeoutOf('generic_provider', { timeout_ms: -1 })).toBe(30_000);
+});
+
+test("timeouts: a stored timeout_ms past the type's maximum gets the maximum, never an overflowing timer", () => {
+  expect(timeoutOf('generic_provider', { timeout_ms: 5_000_000_000 })).toBe(PROVIDER_MAX_TIMEOUT_MS);
+  expect(timeoutOf('change_aspect_ratio', { timeout_ms: 3_000_000_000 })).toBe(MEDIA_MAX_TIMEOUT_MS);
+  expect(maxTimeoutOf('llm')).toBe(3_600_000);
+  expect(maxTimeoutOf('text_split')).toBe(60_000);
 });
 
 test('centredCrop: the largest centred box of the ratio', () => {

@@ -1,8 +1,9 @@
-import { DATA_TYPES, type DataType } from '@weft/contracts';
+import { DATA_TYPES, MAX_CREDITS, type DataType } from '@weft/contracts';
 import { parseAllowList } from '../outbound/address-policy';
 import { guardedRequest, RefusedDestinationError } from '../outbound/guarded-request';
 import { NodeFailure, type NodeContext, type NodeExecutor, type NodeValue } from '../types';
 import { intParam, stringParam } from '../values';
+import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 
 const DATA_TYPE_SET: ReadonlySet<string> = new Set(DATA_TYPES);
 
@@ -46,12 +47,14 @@ export const genericProvider: NodeExecutor = {
   type: 'generic_provider',
   kind: 'light',
   defaultTimeoutMs: 30_000,
+  maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const url = stringParam(ctx, 'url', '');
     if (!/^https?:\/\//i.test(url)) {
       throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.url must be an http(s) URL`);
     }
-    const cost = intParam(ctx, 'cost', 0);
+    // Refused at publication past MAX_CREDITS; a flow stored before that fails here, before the call is paid for.
+    const cost = intParam(ctx, 'cost', 0, 0, MAX_CREDITS);
     let res;
     try {
       res = await guardedRequest({

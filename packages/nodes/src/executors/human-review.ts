@@ -1,5 +1,6 @@
 import { NodeFailure, type NodeExecutor } from '../types';
 import { asList, assetIds, isAssetValue, single } from '../values';
+import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 
 /**
  * Proposes the value at `inputs.value` for review: `{asset_ids}` for media,
@@ -11,6 +12,7 @@ export const humanReview: NodeExecutor = {
   kind: 'light',
   instant: true,
   defaultTimeoutMs: 5_000,
+  maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const input = single(ctx, 'value');
     if (isAssetValue(input)) {

@@ -1,6 +1,7 @@
 import type { DataType } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../types';
 import { asList, intParam, isAssetValue, single } from '../values';
+import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 
 /** Element `params.index` (0-based) of the list at `inputs.list`. */
 export const listSelector: NodeExecutor = {
@@ -8,6 +9,7 @@ export const listSelector: NodeExecutor = {
   kind: 'light',
   instant: true,
   defaultTimeoutMs: 5_000,
+  maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const index = intParam(ctx, 'index', 0);
     const input = single(ctx, 'list');

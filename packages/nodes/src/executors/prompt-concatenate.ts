@@ -1,5 +1,6 @@
 import type { NodeExecutor } from '../types';
 import { asText, many, stringParam } from '../values';
+import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 
 /** The text of `inputs.parts` joined with `params.separator` (default one space). */
 export const promptConcatenate: NodeExecutor = {
@@ -7,6 +8,7 @@ export const promptConcatenate: NodeExecutor = {
   kind: 'light',
   instant: true,
   defaultTimeoutMs: 5_000,
+  maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const separator = stringParam(ctx, 'separator', ' ');
     const text = many(ctx, 'parts').map(asText).join(separator);

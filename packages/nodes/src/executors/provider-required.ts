@@ -1,5 +1,6 @@
 import type { NodeType } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../types';
+import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 
 /** The setting that will select a provider adapter for `type` (e.g. PROVIDER_IMAGE_GENERATION). */
 export function providerSetting(type: NodeType): string {
@@ -16,6 +17,7 @@ export function providerRequired(type: NodeType): NodeExecutor {
     type,
     kind: 'light',
     defaultTimeoutMs: 5_000,
+    maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
     async execute() {
       throw new NodeFailure(
         'provider_auth_required',

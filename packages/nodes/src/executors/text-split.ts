@@ -1,5 +1,6 @@
 import type { NodeExecutor } from '../types';
 import { asText, single, stringParam } from '../values';
+import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 
 /** The text of `inputs.text` split on `params.separator` (default newline), empty parts dropped. */
 export const textSplit: NodeExecutor = {
@@ -7,6 +8,7 @@ export const textSplit: NodeExecutor = {
   kind: 'light',
   instant: true,
   defaultTimeoutMs: 5_000,
+  maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const separator = stringParam(ctx, 'separator', '\n') || '\n';
     const parts = asText(single(ctx, 'text'))
