@@ -1,3 +1,4 @@
+import { isRefusedData } from '@weft/db';
 import { isInstantNode, NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { withLogContext } from '@weft/telemetry';
@@ -80,6 +81,16 @@ export async function executeNode(
   }
 }
 
+/** The failure of a node whose result PostgreSQL refuses (a number out of range, text it cannot store). */
+function unrecordable(nodeId: string, err: unknown): NodeFailure {
+  // PostgreSQL's message and detail describe the value, never the database.
+  const { message, detail } = err as { message: string; detail?: string };
+  return new NodeFailure(
+    'invalid_input',
+    `Node '${nodeId}' finished, but its result could not be recorded: ${message}${detail ? ` (${detail})` : ''}`,
+  );
+}
+
 /** Attempts at committing one completion before giving up: each failed one means another transition landed. */
 const MAX_COMMIT_ATTEMPTS = 50;
 
@@ -120,7 +131,17 @@ async function commitNode(
       .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
     const transition = transitionOf(run, rows, dispatched, version, spec);
     const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
-    if (await core.commits.submit(write)) {
+    let applied: boolean;
+    try {
+      applied = await core.commits.submit(write);
+    } catch (err) {
+      if (!isRefusedData(err)) throw err;
+      // Retried, the same values would be refused again (and the node executed, and paid for, again).
+      core.logger.warn({ err }, 'node result refused by the database; failing the node');
+      await failNode(core, job, unrecordable(job.nodeId, err));
+      return NOTHING;
+    }
+    if (applied) {
       reportRunEnded(core, run);
       const settled = chain.settlements.map((s) => s.nodeId);
       if (chain.failed) {

@@ -59,6 +59,11 @@ export async function startFakeProvider(): Promise<FakeProvider> {
           return json(400, { error: 'nope' });
         case '/server-error':
           return json(503, { error: 'down' });
+        case '/lone-surrogate':
+          // Valid JSON that JavaScript reads, whose text PostgreSQL cannot store.
+          return res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end('{"type": "text", "value": "half \\ud800"}');
         case '/not-json':
           return res.writeHead(200).end('hello');
         case '/redirect-to-metadata':
