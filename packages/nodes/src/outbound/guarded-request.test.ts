@@ -26,6 +26,16 @@ test('refuses loopback unless allow-listed, by address and by resolved name', as
   expect((await call(`http://localhost:${port}/`, ['localhost'])).status).toBe(200);
 });
 
+test.each(['[::127.0.0.1]', '[::7f00:1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]'])(
+  'refuses %s, an IPv6 form of 127.0.0.1, unless 127.0.0.1 is allow-listed',
+  async (host) => {
+    await expect(call(`http://${host}:${port}/`, [])).rejects.toThrow(/loopback/);
+    // Allowed, the request is made: whether this host routes the form to 127.0.0.1 is the kernel's business.
+    const allowed = await call(`http://${host}:${port}/`, ['127.0.0.1']).catch((err: unknown) => err);
+    expect(allowed).not.toBeInstanceOf(RefusedDestinationError);
+  },
+);
+
 test('checks every redirect hop', async () => {
   await expect(call(`http://127.0.0.1:${port}/redirect`, ['127.0.0.1'])).rejects.toThrow(/10\.0\.0\.1/);
 });
