@@ -65,6 +65,7 @@ async function main() {
     heavyConcurrency: config.WORKER_HEAVY_CONCURRENCY,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
     outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
+    maxImagePixels: config.ASSET_MAX_IMAGE_PIXELS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
     hooks: metrics.hooks,

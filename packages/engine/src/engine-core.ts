@@ -1,4 +1,5 @@
 import type { Db } from '@weft/db';
+import type { ImageLimits } from '@weft/nodes';
 import type { AssetJobProducer } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Logger } from 'pino';
@@ -27,6 +28,8 @@ export interface EngineCore {
   hooks: EngineHooks;
   /** Object storage: needed by processes that execute nodes (workers), not by the gateway. */
   requireStorage(): Storage;
+  /** What nodes may decode: needed by processes that execute nodes, with storage. */
+  requireImageLimits(): ImageLimits;
   /** Processing (thumbnail, metadata) of the files nodes produce; absent in processes that execute no node. */
   assetJobs?: AssetJobProducer;
 }

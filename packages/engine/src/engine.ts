@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable, type Db } from '@weft/db';
+import type { ImageLimits } from '@weft/nodes';
 import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import type { Storage } from '@weft/storage';
 import type { Redis } from 'ioredis';
@@ -29,6 +30,8 @@ export interface EngineOptions {
   /** Where produced files are sent for processing (workers). */
   assetJobs?: AssetJobProducer;
   outboundAllowList?: readonly string[];
+  /** What nodes may decode (ASSET_MAX_IMAGE_PIXELS): needed, like storage, by processes that execute nodes. */
+  imageLimits?: ImageLimits;
   /** Observers of runs started and ended (the process's metrics). */
   hooks?: EngineHooks;
   /**
@@ -86,6 +89,10 @@ export function createEngine(options: EngineOptions): Engine {
     requireStorage() {
       if (!options.storage) throw new Error('This process has no object storage: it cannot execute nodes');
       return options.storage;
+    },
+    requireImageLimits() {
+      if (!options.imageLimits) throw new Error('This process has no image limits: it cannot execute nodes');
+      return options.imageLimits;
     },
   };
   const creates = new CreateBatches(core.db.pool);

@@ -75,6 +75,7 @@ export async function invokeExecutor(
       core.assetJobs,
     ),
     outboundAllowList: core.outboundAllowList,
+    imageLimits: core.requireImageLimits(),
   };
 
   const startedAt = new Date();

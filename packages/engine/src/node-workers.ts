@@ -30,6 +30,8 @@ export interface NodeWorkersOptions {
   /** A job not renewed for this long is taken over by another worker (its worker died). */
   lockDurationMs: number;
   outboundAllowList: readonly string[];
+  /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
+  maxImagePixels: number;
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
   /** Observers (the worker's metrics): runs ended here and node job timings. */
@@ -62,6 +64,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     logger,
     storage: options.storage,
     outboundAllowList: options.outboundAllowList,
+    imageLimits: { maxPixels: options.maxImagePixels },
     assetJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });

@@ -65,16 +65,42 @@ export interface OpenedImage {
 }
 
 /**
+ * An image whose header declares more pixels (width × height of its first
+ * frame) than the limit allows; no pixel of it was decoded.
+ */
+export class PixelLimitError extends UnprocessableMediaError {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly maxPixels: number,
+  ) {
+    super(`The image is ${width}×${height} (${width * height} pixels), over the pixel limit of ${maxPixels} pixels`);
+    this.name = 'PixelLimitError';
+  }
+}
+
+/**
+ * What `input`'s header says, read without decoding a pixel; a PixelLimitError
+ * when its frame is over the limit. Every decode of an untrusted image starts
+ * here, and then decodes under `limitInputPixels` too.
+ */
+export async function readImageHeader(input: Buffer, limits: ImageLimits): Promise<Metadata> {
+  // Read without libvips' own limit, so that the refusal can say how large the image is.
+  const meta = await sharp(input, { limitInputPixels: false, failOn: 'error' }).metadata();
+  const width = meta.width ?? 0;
+  const height = meta.height ?? 0;
+  if (width * height > limits.maxPixels) throw new PixelLimitError(width, height, limits.maxPixels);
+  return meta;
+}
+
+/**
  * Opens `input` for sharp under the pixel limit: with libvips' own decoders,
  * or, for an HEVC-coded HEIF that prebuilt libvips cannot decode, with the
  * WebAssembly one (heic.ts), whose pixels come upright already.
  */
 export async function openImage(input: Buffer, limits: ImageLimits): Promise<OpenedImage> {
-  const meta = await decode(input, limits).metadata();
+  const meta = await readImageHeader(input, limits);
   if (meta.format === 'heif' && meta.compression === 'hevc') {
-    if ((meta.width ?? 0) * (meta.height ?? 0) > limits.maxPixels) {
-      throw new Error('Input image exceeds pixel limit');
-    }
     const raw = await decodeHevcHeif(input);
     const rawOptions = { raw: { width: raw.width, height: raw.height, channels: 4 as const } };
     return {

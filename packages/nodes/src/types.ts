@@ -1,4 +1,7 @@
 import type { DataType, FailureReason, NodeType, ProposedOutput } from '@weft/contracts';
+import type { ImageLimits } from '@weft/media';
+
+export type { ImageLimits };
 
 /** What a node produces and passes downstream: the shape of a RunResult's `type` and `value`. */
 export interface NodeValue {
@@ -48,6 +51,8 @@ export interface NodeContext {
   assets: NodeAssets;
   /** Destinations outbound requests may reach despite the address rules (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowList: readonly string[];
+  /** What a node that decodes images may decode (ASSET_MAX_IMAGE_PIXELS, as for uploads). */
+  imageLimits: ImageLimits;
 }
 
 export interface NodeResult {

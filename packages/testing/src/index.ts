@@ -1,3 +1,4 @@
 export { createTestEnv, type TestEnv, type TestS3 } from './create-test-env';
 export { waitFor } from './wait-for';
 export { startDedicatedRedis, type DedicatedRedis } from './dedicated-redis';
+export { blackPng, jpegDeclaring } from './image-bombs';

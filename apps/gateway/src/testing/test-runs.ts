@@ -20,6 +20,7 @@ export interface WorkerSettings {
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
   outboundAllowList: string[];
+  maxImagePixels: number;
   /** Where the worker logs; silent unless given. */
   logger?: Logger;
 }
@@ -31,6 +32,7 @@ const DEFAULTS: WorkerSettings = {
   reconcileIntervalMs: 500,
   reconcileStaleMs: 2_000,
   outboundAllowList: ['127.0.0.1'],
+  maxImagePixels: 100_000_000,
 };
 
 /**

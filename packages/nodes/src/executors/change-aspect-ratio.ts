@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { openImage, PixelLimitError, type OpenedImage } from '@weft/media';
 import { NodeFailure, type NodeContext, type NodeExecutor, type ProducedFile } from '../types';
 import { assetIds, single, stringParam } from '../values';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
@@ -31,23 +31,38 @@ function parseRatio(ctx: NodeContext): [number, number] {
   return [rw, rh];
 }
 
-async function crop(ctx: NodeContext, bytes: Buffer, rw: number, rh: number): Promise<ProducedFile> {
-  // sharp decodes and encodes on libvips' own threads, off the event loop, so
-  // a large image never delays BullMQ's lock renewal on this process.
-  const image = sharp(bytes, { failOn: 'error' }).rotate();
-  let meta;
+const PORT = 'image';
+
+/** The image upright, under the pixel limit; a NodeFailure naming the port for anything else. */
+async function open(ctx: NodeContext, assetId: string, bytes: Buffer): Promise<OpenedImage> {
   try {
-    meta = await image.metadata();
+    return await openImage(bytes, ctx.imageLimits);
+  } catch (err) {
+    if (err instanceof PixelLimitError) {
+      const size = `${err.width}×${err.height} (${err.width * err.height} pixels)`;
+      throw new NodeFailure(
+        'invalid_input',
+        `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${assetId}) is ${size}, over the limit of ${err.maxPixels} pixels`,
+      );
+    }
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the input is not a readable image`);
+  }
+}
+
+async function crop(ctx: NodeContext, assetId: string, bytes: Buffer, rw: number, rh: number): Promise<ProducedFile> {
+  // The header was checked against the pixel limit before any pixel is decoded, and sharp decodes
+  // under that limit too. It works on libvips' own threads, off the event loop, so a large image
+  // never delays BullMQ's lock renewal on this process.
+  const image = await open(ctx, assetId, bytes);
+  const box = centredCrop(image.width ?? 0, image.height ?? 0, rw, rh);
+  const kept = image.meta.format === 'jpeg' || image.meta.format === 'webp' ? image.meta.format : 'png';
+  const format = KEEP[kept];
+  let out: Buffer;
+  try {
+    out = await image.pipeline().extract(box).toFormat(kept).toBuffer();
   } catch {
     throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the input is not a readable image`);
   }
-  const oriented = meta.orientation && meta.orientation >= 5;
-  const width = (oriented ? meta.height : meta.width) ?? 0;
-  const height = (oriented ? meta.width : meta.height) ?? 0;
-  const box = centredCrop(width, height, rw, rh);
-  const kept = meta.format === 'jpeg' || meta.format === 'webp' ? meta.format : 'png';
-  const format = KEEP[kept]!;
-  const out = await image.extract(box).toFormat(kept).toBuffer();
   return {
     bytes: out,
     contentType: format.contentType,
@@ -65,7 +80,7 @@ export const changeAspectRatio: NodeExecutor = {
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   async execute(ctx) {
     const [rw, rh] = parseRatio(ctx);
-    const ids = assetIds(ctx, single(ctx, 'image'));
+    const ids = assetIds(ctx, single(ctx, PORT));
     if (ids.length === 0) throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received no image`);
     const produced: string[] = [];
     for (const [index, id] of ids.entries()) {
@@ -73,7 +88,7 @@ export const changeAspectRatio: NodeExecutor = {
       if (asset.mediaType !== 'image') {
         throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': asset ${id} is not an image`);
       }
-      const file = await crop(ctx, asset.bytes, rw, rh);
+      const file = await crop(ctx, id, asset.bytes, rw, rh);
       ctx.signal.throwIfAborted();
       produced.push(await ctx.assets.store(file, index, ctx.signal));
     }

@@ -1,6 +1,8 @@
+import { blackPng, jpegDeclaring } from '@weft/testing';
+import sharp from 'sharp';
 import { executorFor, maxTimeoutOf, timeoutOf } from '../registry';
 import { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
-import type { NodeContext, NodeValue } from '../types';
+import type { NodeContext, NodeValue, ProducedFile, StoredAsset } from '../types';
 import { NodeFailure } from '../types';
 import { centredCrop } from './change-aspect-ratio';
 
@@ -18,6 +20,7 @@ function ctx(type: string, over: Partial<NodeContext> = {}): NodeContext {
     signal: new AbortController().signal,
     assets: { read: jest.fn(), store: jest.fn() },
     outboundAllowList: [],
+    imageLimits: { maxPixels: 100_000_000 },
     ...over,
   };
 }
@@ -81,4 +84,54 @@ test("timeouts: a stored timeout_ms past the type's maximum gets the maximum, ne
 test('centredCrop: the largest centred box of the ratio', () => {
   expect(centredCrop(400, 200, 1, 1)).toEqual({ left: 100, top: 0, width: 200, height: 200 });
   expect(centredCrop(200, 400, 16, 9)).toEqual({ left: 0, top: 143, width: 200, height: 113 });
+});
+
+describe('change_aspect_ratio and the pixel limit', () => {
+  /** Node context whose `image` port holds one asset with these bytes; what it stores is collected. */
+  function cropping(bytes: Buffer, over: Partial<NodeContext> = {}) {
+    const stored: ProducedFile[] = [];
+    const asset: StoredAsset = { id: 'a1', mediaType: 'image', contentType: 'image/png', bytes };
+    const assets = {
+      read: jest.fn(async () => asset),
+      store: jest.fn(async (file: ProducedFile) => {
+        stored.push(file);
+        return `out-${stored.length}`;
+      }),
+    };
+    const context = ctx('change_aspect_ratio', {
+      nodeId: 'square',
+      params: { aspect_ratio: '1:1' },
+      inputs: { image: { type: 'images', value: ['a1'] } },
+      assets,
+      ...over,
+    });
+    return { run: () => executorFor('change_aspect_ratio').execute(context), stored };
+  }
+
+  it.each([
+    ['a 16000×16000 JPEG (EXIF orientation 6)', () => jpegDeclaring(16000, 16000, 6)],
+    ['a 16000×16000 JPEG', () => jpegDeclaring(16000, 16000)],
+    ['a 16000×16000 PNG', async () => blackPng(16000, 16000)],
+  ])('refuses %s over the 100,000,000-pixel limit with invalid_input naming the port', async (_name, make) => {
+    const { run, stored } = cropping(await make());
+    const failure = await run().catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(NodeFailure);
+    expect(failure).toMatchObject({ reason: 'invalid_input' });
+    expect((failure as Error).message).toMatch(/'square'.*'image'.*16000×16000.*100000000 pixels/);
+    expect(stored).toEqual([]);
+  });
+
+  it('applies the limit it is given, rotated or not, and crops what is within it', async () => {
+    const portrait = await sharp({ create: { width: 300, height: 200, channels: 3, background: 'red' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    await expect(cropping(portrait, { imageLimits: { maxPixels: 300 * 200 - 1 } }).run()).rejects.toMatchObject({
+      reason: 'invalid_input',
+      message: expect.stringMatching(/59999 pixels/),
+    });
+    const within = cropping(portrait, { imageLimits: { maxPixels: 300 * 200 } });
+    await within.run();
+    expect(within.stored.map((f) => f.metadata)).toEqual([{ width: 200, height: 200, aspect_ratio: '1:1' }]);
+  });
 });

@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { AppRunSchema } from '@weft/contracts';
 import { uuidv7 } from '@weft/engine';
+import { jpegDeclaring } from '@weft/testing';
 import sharp from 'sharp';
 import request from 'supertest';
 import { postAgent, reviewFlow } from '../../testing/catalog-fixtures';
@@ -109,25 +110,33 @@ test('unknown app → 404', async () => {
   expect((await post({ app_id: '00000000-0000-4000-8000-000000000000', inputs: [] })).status).toBe(404);
 });
 
-test('change_aspect_ratio crops an input image into an output asset of the run, once', async () => {
+/** An image asset of `org`, stored as a run input would be. */
+async function storeImage(bytes: Buffer, extension: 'png' | 'jpg', contentType: string): Promise<string> {
   const { storage, db } = stack.gw.deps;
-  const png = await sharp({ create: { width: 400, height: 200, channels: 3, background: 'blue' } })
-    .png()
-    .toBuffer();
   const assetId = uuidv7();
-  await storage.client.send(new PutObjectCommand({ Bucket: storage.bucket, Key: `test/${assetId}.png`, Body: png }));
+  const key = `test/${assetId}.${extension}`;
+  await storage.client.send(new PutObjectCommand({ Bucket: storage.bucket, Key: key, Body: bytes }));
   await db.prisma.asset.create({
     data: {
       id: assetId,
       organizationId: org.id,
       assetType: 'reference',
       mediaType: 'image',
-      mediaExtension: 'png',
-      contentType: 'image/png',
-      storageKey: `test/${assetId}.png`,
-      sizeBytes: png.length,
+      mediaExtension: extension,
+      contentType,
+      storageKey: key,
+      sizeBytes: bytes.length,
     },
   });
+  return assetId;
+}
+
+test('change_aspect_ratio crops an input image into an output asset of the run, once', async () => {
+  const { db } = stack.gw.deps;
+  const png = await sharp({ create: { width: 400, height: 200, channels: 3, background: 'blue' } })
+    .png()
+    .toBuffer();
+  const assetId = await storeImage(png, 'png', 'image/png');
   const agent = await postAgent(stack.gw.app, org.apiKey, {
     flow: {
       nodes: [
@@ -160,4 +169,29 @@ test('change_aspect_ratio crops an input image into an output asset of the run, 
   const [worker] = [await stack.startWorker()];
   await worker.engine.executeNode({ runId: res.body.id, nodeId: 'square', attempt: node.attempt });
   expect(await db.prisma.asset.count({ where: { runId: res.body.id } })).toBe(2);
+});
+
+test('change_aspect_ratio refuses an image over ASSET_MAX_IMAGE_PIXELS before decoding it', async () => {
+  // 1 KiB of file declaring 16000×16000 (256 million pixels), turned a quarter by its EXIF orientation.
+  const assetId = await storeImage(await jpegDeclaring(16000, 16000, 6), 'jpg', 'image/jpeg');
+  const agent = await postAgent(stack.gw.app, org.apiKey, {
+    flow: {
+      nodes: [
+        { id: 'photo', type: 'image_input' },
+        { id: 'square', type: 'change_aspect_ratio', params: { aspect_ratio: '1:1' }, inputs: { image: 'photo' } },
+      ],
+      outputs: [{ id: 'square', type: 'images', description: '' }],
+    },
+  });
+  const res = await request(stack.gw.app)
+    .post('/runs')
+    .set('X-Api-Key', org.apiKey)
+    .send({ agent_id: agent.id, inputs: [{ id: 'photo', value: { asset_ids: [assetId] } }] });
+  const done = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`);
+  expect(done).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
+  expect(done.error).toBe(
+    `Node 'square': the image at input 'image' (asset ${assetId}) is 16000×16000 (256000000 pixels), ` +
+      'over the limit of 100000000 pixels',
+  );
+  expect(await stack.gw.deps.db.prisma.asset.count({ where: { runId: res.body.id } })).toBe(0);
 });
