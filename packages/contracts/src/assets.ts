@@ -22,7 +22,10 @@ const assetSummaryShape = {
     description:
       'Thumbnail or preview size (the file itself until the preview exists, and for types without one). ' +
       'A presigned URL valid for ASSET_URL_TTL_SECONDS (default one hour, at least half of that from the ' +
-      'response), or a plain URL on ASSET_PUBLIC_BASE_URL when a CDN is configured: no credentials needed.',
+      'response), or a plain URL on ASSET_PUBLIC_BASE_URL when a CDN is configured: no credentials needed. ' +
+      'Raster images, video and audio are served inline with their own type; every other type (SVG, ' +
+      'documents, text, fonts) as an attachment of type application/octet-stream, through a presigned URL ' +
+      'even with a CDN, so that a browser saves it rather than running it.',
   }),
   large_url: z.string().nullable().optional().openapi({ description: 'The full-size file, fetchable like `url`.' }),
   agent_id: z.uuid().nullable().optional().openapi({ description: 'Producing agent; null for uploads.' }),

@@ -82,3 +82,18 @@ export const RASTER_EXTENSIONS: ReadonlySet<MediaExtension> = new Set([
   'heic',
   'heif',
 ]);
+
+/**
+ * Types a browser only displays (raster images, audio, video), whose URLs may
+ * serve them inline. Anything else could run script in the origin that serves
+ * it (SVG, and any text a browser may take for a page) or is no use inline
+ * (documents, fonts): its URLs make the browser download it instead.
+ */
+export const INLINE_EXTENSIONS: ReadonlySet<MediaExtension> = new Set([
+  ...RASTER_EXTENSIONS,
+  'mp4',
+  'mov',
+  'webm',
+  'wav',
+  'mp3',
+]);

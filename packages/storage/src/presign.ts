@@ -17,13 +17,31 @@ export interface UrlSignerOptions {
   now?: () => number;
 }
 
-export interface UrlSigner {
-  /** A URL any HTTP client can GET without credentials, for a limited time. */
-  urlFor(key: string): Promise<string>;
+/**
+ * Headers the store answers a GET with in place of the object's own
+ * (`response-content-type`, `response-content-disposition`), for files a
+ * browser must download rather than render.
+ */
+export interface ServedAs {
+  contentType: string;
+  contentDisposition: string;
 }
 
+export interface UrlSigner {
+  /**
+   * A URL any HTTP client can GET without credentials, for a limited time.
+   * With `servedAs`, always a signed URL of the store, even when a CDN base is
+   * set: the overrides are part of the signed query, which a CDN URL cannot carry.
+   */
+  urlFor(key: string, servedAs?: ServedAs): Promise<string>;
+}
+
+/** RFC 3986 escaping, as SigV4 canonicalises query values (encodeURIComponent leaves !'()* alone). */
+const escapeComponent = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 /** Keys are ids and slashes, but each segment is escaped as SigV4 wants it anyway. */
-const escapeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+const escapeKey = (key: string) => key.split('/').map(escapeComponent).join('/');
 
 /** Where a GET of `key` goes: path-style on a custom endpoint, virtual-hosted on AWS. */
 function objectLocation(storage: Storage, key: string, audience: 'clients' | 'servers') {
@@ -48,6 +66,7 @@ async function signedUrl(
   method: 'GET' | 'PUT',
   expiresIn: number,
   signingDate?: Date,
+  query: Record<string, string> = {},
 ): Promise<string> {
   const signed = await presigner.presign(
     {
@@ -56,13 +75,15 @@ async function signedUrl(
       hostname: at.hostname,
       ...(at.port ? { port: at.port } : {}),
       path: at.path,
-      query: {},
+      query,
       headers: { host: at.host },
     },
     { expiresIn, ...(signingDate ? { signingDate } : {}) },
   );
-  const query = new URLSearchParams(signed.query as Record<string, string>).toString();
-  return `${at.protocol}//${at.host}${at.path}?${query}`;
+  const signedQuery = Object.entries(signed.query as Record<string, string>)
+    .map(([name, value]) => `${escapeComponent(name)}=${escapeComponent(value)}`)
+    .join('&');
+  return `${at.protocol}//${at.host}${at.path}?${signedQuery}`;
 }
 
 const putPresigners = new WeakMap<Storage, S3RequestPresigner>();
@@ -90,30 +111,44 @@ export async function presignPut(storage: Storage, key: string, ttlSeconds: numb
  * `getSignedUrl` runs the client's whole middleware stack and endpoint rules,
  * about 2 ms of CPU per URL against 0.2 ms, and a list of assets signs dozens.
  * Within a window a URL is also remembered, since it cannot change.
+ * With `publicBaseUrl`, URLs are plain CDN URLs, except those of files
+ * `servedAs` something other than what is stored.
  */
 export function createUrlSigner(storage: Storage, options: UrlSignerOptions): UrlSigner {
+  const signed = createPresignedUrlSigner(storage, options);
+  if (!options.publicBaseUrl) return signed;
+  const base = options.publicBaseUrl.replace(/\/+$/, '');
+  return {
+    urlFor: async (key, servedAs) => (servedAs ? signed.urlFor(key, servedAs) : `${base}/${escapeKey(key)}`),
+  };
+}
+
+function createPresignedUrlSigner(storage: Storage, options: UrlSignerOptions): UrlSigner {
   const now = options.now ?? Date.now;
-  if (options.publicBaseUrl) {
-    const base = options.publicBaseUrl.replace(/\/+$/, '');
-    return { urlFor: async (key) => `${base}/${escapeKey(key)}` };
-  }
   const presigner = new S3RequestPresigner({ ...storage.client.config });
   const windowMs = Math.max(1, Math.floor(options.ttlSeconds / 2)) * 1000;
   const MAX_REMEMBERED = 10_000;
   let remembered = new Map<string, string>();
   let rememberedWindow = -1;
   return {
-    async urlFor(key) {
+    async urlFor(key, servedAs) {
       const window = Math.floor(now() / windowMs);
       if (window !== rememberedWindow || remembered.size >= MAX_REMEMBERED) {
         remembered = new Map();
         rememberedWindow = window;
       }
-      const known = remembered.get(key);
+      const name = servedAs ? `${key}\n${servedAs.contentType}\n${servedAs.contentDisposition}` : key;
+      const known = remembered.get(name);
       if (known) return known;
       const at = objectLocation(storage, key, options.audience ?? 'clients');
-      const url = await signedUrl(presigner, at, 'GET', options.ttlSeconds, new Date(window * windowMs));
-      remembered.set(key, url);
+      const query: Record<string, string> = servedAs
+        ? {
+            'response-content-disposition': servedAs.contentDisposition,
+            'response-content-type': servedAs.contentType,
+          }
+        : {};
+      const url = await signedUrl(presigner, at, 'GET', options.ttlSeconds, new Date(window * windowMs), query);
+      remembered.set(name, url);
       return url;
     },
   };

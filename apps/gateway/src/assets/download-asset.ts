@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AppError, BadRequestError, GoneError, NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import {
-  extensionOf,
   RASTER_EXTENSIONS,
   traceToSvg,
   TracerBusyError,
@@ -19,7 +18,7 @@ import {
 } from '@weft/storage';
 import type { AssetFile, AssetFiles } from './asset-files';
 import { parseRange, type ByteRange } from './byte-range';
-import { attachmentDisposition } from './filename';
+import { attachmentDisposition, displayName } from './filename';
 
 export interface DownloadRequest {
   organizationId: string;
@@ -55,15 +54,6 @@ const SAFE_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
   'Cache-Control': 'private, no-store',
 };
-
-/** The name to download as: the display name with the served extension (replacing the original's for a conversion). */
-function displayName(filename: string | null, assetId: string, extension: string, converted = false): string {
-  let base = filename ?? assetId;
-  const current = extensionOf(base);
-  if (current === extension) return base;
-  if (converted && current) base = base.slice(0, -(current.length + 1));
-  return `${base}.${extension}`;
-}
 
 function storageError(err: unknown): unknown {
   if (isMissingObject(err)) return new GoneError('The file is no longer available');

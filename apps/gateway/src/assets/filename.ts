@@ -1,3 +1,5 @@
+import { extensionOf } from '@weft/media';
+
 // Display names come from clients, so they are cleaned before they are stored
 // and encoded again when they go out in a header. They are never used as
 // storage keys (see @weft/storage keys.ts).
@@ -37,4 +39,13 @@ export function attachmentDisposition(filename: string): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The name to download as: the display name with the served extension (replacing the original's for a conversion). */
+export function displayName(filename: string | null, assetId: string, extension: string, converted = false): string {
+  let base = filename ?? assetId;
+  const current = extensionOf(base);
+  if (current === extension) return base;
+  if (converted && current) base = base.slice(0, -(current.length + 1));
+  return `${base}.${extension}`;
 }

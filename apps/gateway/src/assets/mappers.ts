@@ -1,6 +1,8 @@
 import type { Asset, AssetSummary, MEDIA_EXTENSIONS } from '@weft/contracts';
 import type { Asset as AssetRow } from '@weft/db';
-import type { UrlSigner } from '@weft/storage';
+import { INLINE_EXTENSIONS } from '@weft/media';
+import type { ServedAs, UrlSigner } from '@weft/storage';
+import { attachmentDisposition, displayName } from './filename';
 
 type MediaExtension = (typeof MEDIA_EXTENSIONS)[number];
 
@@ -11,6 +13,7 @@ export const ASSET_SUMMARY_SELECT = {
   assetType: true,
   mediaType: true,
   mediaExtension: true,
+  filename: true,
   visibility: true,
   bookmarked: true,
   archived: true,
@@ -33,10 +36,25 @@ export const ASSET_FULL_SELECT = {
   blurHash: true,
 } as const;
 
+/**
+ * How the store serves the file through its URLs: as stored for what a browser
+ * only displays; otherwise as a download of no type a browser would run, since
+ * an SVG (or anything taken for a page) opened from the store's or CDN's
+ * origin would run its script there.
+ */
+function fileServedAs(row: AssetSummaryRow): ServedAs | undefined {
+  const extension = row.mediaExtension as MediaExtension;
+  if (INLINE_EXTENSIONS.has(extension)) return undefined;
+  return {
+    contentType: 'application/octet-stream',
+    contentDisposition: attachmentDisposition(displayName(row.filename, row.id, extension)),
+  };
+}
+
 export async function toAssetSummary(row: AssetSummaryRow, urls: UrlSigner): Promise<AssetSummary> {
-  const largeUrl = await urls.urlFor(row.storageKey);
+  const largeUrl = await urls.urlFor(row.storageKey, fileServedAs(row));
   // Until processing has made a preview (and for types that get none) the
-  // file itself is the best thing to show.
+  // file itself is the best thing to show. Previews are WebP images of our own.
   const url = row.previewKey ? await urls.urlFor(row.previewKey) : largeUrl;
   return {
     id: row.id,

@@ -78,6 +78,7 @@ async function recordUpload(
     assetType: 'reference',
     mediaType: media.mediaType,
     mediaExtension: media.extension,
+    filename,
     visibility: fields.visibility,
     bookmarked: false,
     archived: false,

@@ -168,6 +168,64 @@ describe('GET /assets/{id}', () => {
   });
 });
 
+describe('url and large_url of types a browser could run', () => {
+  const SVG = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.domain)</script></svg>',
+  );
+
+  /** What a browser is told by the store when it opens `url`. */
+  async function served(url: string) {
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    return {
+      type: res.headers.get('content-type'),
+      disposition: res.headers.get('content-disposition'),
+      bytes: Buffer.from(await res.arrayBuffer()),
+    };
+  }
+
+  test('an SVG is handed out as an attachment of a type that does not run; a PNG stays inline', async () => {
+    const svg = await upload(gw.app, mine.apiKey, SVG, { partName: 'logo.svg', contentType: 'image/svg+xml' });
+    expect(svg.status).toBe(200);
+    expect(svg.body.media_extension).toBe('svg');
+    const listed = expectSchema(AssetPageSchema, (await get(`/assets/?asset_ids=${svg.body.id}`, mine.apiKey)).body);
+    const read = expectSchema(AssetSchema, (await get(`/assets/${svg.body.id}`, mine.apiKey)).body);
+    for (const url of [svg.body.url, svg.body.large_url, listed.data[0]!.url, read.url, read.large_url!]) {
+      const answer = await served(url);
+      expect(answer.type).toBe('application/octet-stream');
+      expect(answer.disposition).toBe(`attachment; filename="logo.svg"; filename*=UTF-8''logo.svg`);
+      expect(answer.bytes.equals(SVG)).toBe(true);
+    }
+
+    // The display name travels in the signed query and comes back exactly.
+    const named = await upload(gw.app, mine.apiKey, SVG, { partName: 'plan de café.svg' });
+    expect((await served(named.body.large_url)).disposition).toBe(
+      `attachment; filename="plan de caf_.svg"; filename*=UTF-8''plan%20de%20caf%C3%A9.svg`,
+    );
+
+    const png = expectSchema(AssetSchema, (await get(`/assets/${ids.private}`, mine.apiKey)).body);
+    const inline = await served(png.large_url!);
+    expect(inline.type).toBe('image/png');
+    expect(inline.disposition).toBeNull();
+  });
+
+  test('with ASSET_PUBLIC_BASE_URL, an SVG still gets a signed URL of the store that says attachment', async () => {
+    const svg = await upload(gw.app, mine.apiKey, SVG, { partName: 'logo.svg' });
+    const cdn = await gw.startSibling({ ASSET_PUBLIC_BASE_URL: 'https://cdn.example.test/assets/' });
+    try {
+      const res = await request(cdn.app).get(`/assets/${svg.body.id}`).set('X-Api-Key', mine.apiKey);
+      expect(res.body.large_url).not.toMatch(/^https:\/\/cdn\.example\.test/);
+      const answer = await served(res.body.large_url);
+      expect(answer.type).toBe('application/octet-stream');
+      expect(answer.disposition).toMatch(/^attachment; /);
+      const png = await request(cdn.app).get(`/assets/${ids.private}`).set('X-Api-Key', mine.apiKey);
+      expect(png.body.large_url).toMatch(/^https:\/\/cdn\.example\.test\/assets\//);
+    } finally {
+      await cdn.close();
+    }
+  });
+});
+
 describe('DELETE /assets/{id}', () => {
   test('soft deletes: 204, then 410; the asset leaves listings, get and download', async () => {
     const png = await pngBytes();
