@@ -78,6 +78,43 @@ test('a body within one part is stored by one PUT, byte for byte', async () => {
   await res.arrayBuffer();
 });
 
+test('Content-Disposition is stored with the object, by one PUT and by a multipart upload', async () => {
+  for (const [key, total] of [
+    ['attached-small', 1000],
+    ['attached-big', 12 * MiB],
+  ] as const) {
+    await uploadStream(storage, {
+      key,
+      body: Readable.from(chunks(total)),
+      contentType: 'application/octet-stream',
+      contentDisposition: 'attachment',
+      maxBytes: 20 * MiB,
+    });
+    const res = await fetch(await createUrlSigner(storage, { ttlSeconds: 600 }).urlFor(key));
+    expect([res.headers.get('content-type'), res.headers.get('content-disposition')]).toEqual([
+      'application/octet-stream',
+      'attachment',
+    ]);
+    await res.arrayBuffer();
+  }
+});
+
+test('servedAs: the store answers with the signed overrides, also where a CDN base is set', async () => {
+  const servedAs = { contentType: 'text/plain', contentDisposition: `attachment; filename*=UTF-8''a%20(1).txt` };
+  for (const signer of [
+    createUrlSigner(storage, { ttlSeconds: 600 }),
+    createUrlSigner(storage, { ttlSeconds: 600, publicBaseUrl: 'https://cdn.test/x/' }),
+  ]) {
+    const url = await signer.urlFor('small-streamed', servedAs);
+    expect(url).not.toMatch(/^https:\/\/cdn\.test/);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain');
+    expect(res.headers.get('content-disposition')).toBe(servedAs.contentDisposition);
+    await res.arrayBuffer();
+  }
+});
+
 test('a single PUT that cannot reach the store or finds no bucket fails as the SDK would', async () => {
   const unreachable = createStorage({ ...env.s3, endpoint: 'http://127.0.0.1:9' });
   const noBucket = createStorage({ ...env.s3, bucket: 'no-such-bucket-for-put' });

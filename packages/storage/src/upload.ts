@@ -29,7 +29,9 @@ export interface StreamUpload {
   key: string;
   /** The bytes, as they arrive (a Readable is one). */
   body: AsyncIterable<Buffer>;
+  /** Stored with the object: what the store (and a CDN in front of it) answers a plain GET with. */
   contentType: string;
+  contentDisposition?: string;
   /** Largest body expected; sets the part size so that it fits in 10 000 parts. */
   maxBytes: number;
   /** Aborting it aborts the multipart upload: nothing is left in the bucket. */
@@ -103,7 +105,11 @@ async function putOnce(storage: Storage, upload: StreamUpload, chunks: Buffer[],
       url,
       {
         method: 'PUT',
-        headers: { 'Content-Length': String(length), 'Content-Type': upload.contentType },
+        headers: {
+          'Content-Length': String(length),
+          'Content-Type': upload.contentType,
+          ...(upload.contentDisposition ? { 'Content-Disposition': upload.contentDisposition } : {}),
+        },
         ...(upload.signal ? { signal: upload.signal } : {}),
       },
       `S3 write of ${upload.key}`,
@@ -126,7 +132,13 @@ async function putOnce(storage: Storage, upload: StreamUpload, chunks: Buffer[],
 async function uploadParts(storage: Storage, upload: StreamUpload, body: Readable, partSize: number): Promise<void> {
   const task = new Upload({
     client: storage.client,
-    params: { Bucket: storage.bucket, Key: upload.key, Body: body, ContentType: upload.contentType },
+    params: {
+      Bucket: storage.bucket,
+      Key: upload.key,
+      Body: body,
+      ContentType: upload.contentType,
+      ...(upload.contentDisposition ? { ContentDisposition: upload.contentDisposition } : {}),
+    },
     partSize,
     queueSize: PARTS_IN_FLIGHT,
     leavePartsOnError: false,

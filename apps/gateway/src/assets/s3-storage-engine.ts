@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { resolveMedia, SNIFF_BYTES, sniffContent, type ContentSniff, type DetectedMedia } from '@weft/media';
+import {
+  INLINE_EXTENSIONS,
+  resolveMedia,
+  SNIFF_BYTES,
+  sniffContent,
+  type ContentSniff,
+  type DetectedMedia,
+} from '@weft/media';
 import { assetKeys, deleteObject, uploadStream, type Storage } from '@weft/storage';
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
@@ -97,7 +104,7 @@ async function storeFile(options: EngineOptions, file: MulterFile): Promise<Stor
     await uploadStream(options.storage, {
       key,
       body: body(),
-      contentType: media.contentType,
+      ...storedHeaders(media),
       maxBytes: options.maxBytes,
       signal: aborter.signal,
     });
@@ -107,6 +114,17 @@ async function storeFile(options: EngineOptions, file: MulterFile): Promise<Stor
     throw new StoreFailedError('Storing the file failed', { cause: err });
   }
   return { assetId, key, size, sniff, media };
+}
+
+/**
+ * The headers the object keeps in the store. A type a browser could run (SVG,
+ * text, documents) is kept as an inert download, so that a plain request for
+ * it (a CDN in front of the bucket) never renders it; the asset's row keeps
+ * its real type, which downloads through the API send.
+ */
+function storedHeaders(media: DetectedMedia): { contentType: string; contentDisposition?: string } {
+  if (INLINE_EXTENSIONS.has(media.extension)) return { contentType: media.contentType };
+  return { contentType: 'application/octet-stream', contentDisposition: 'attachment' };
 }
 
 export function s3StorageEngine(options: EngineOptions): StorageEngine {

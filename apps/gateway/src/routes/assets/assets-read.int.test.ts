@@ -1,4 +1,5 @@
 import { AssetPageSchema, AssetSchema, ErrorBody } from '@weft/contracts';
+import { createUrlSigner } from '@weft/storage';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expectSchema } from '../../testing/expect-schema';
@@ -205,6 +206,23 @@ describe('url and large_url of types a browser could run', () => {
 
     const png = expectSchema(AssetSchema, (await get(`/assets/${ids.private}`, mine.apiKey)).body);
     const inline = await served(png.large_url!);
+    expect(inline.type).toBe('image/png');
+    expect(inline.disposition).toBeNull();
+  });
+
+  test('the SVG is stored as an attachment of an inert type: what a CDN in front of the bucket relays', async () => {
+    const svg = await upload(gw.app, mine.apiKey, SVG, { partName: 'logo.svg' });
+    const row = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: svg.body.id } });
+    // A URL without response overrides: the object's own headers, as a CDN fetching it gets them.
+    const plain = await served(await createUrlSigner(gw.deps.storage, { ttlSeconds: 600 }).urlFor(row.storageKey));
+    expect(plain.type).toBe('application/octet-stream');
+    expect(plain.disposition).toBe('attachment');
+    expect(row.contentType).toBe('image/svg+xml');
+    const download = await get(`/assets/${svg.body.id}/download`, mine.apiKey);
+    expect(download.headers['content-type']).toBe('image/svg+xml');
+
+    const png = await gw.deps.db.prisma.asset.findUniqueOrThrow({ where: { id: ids.private } });
+    const inline = await served(await createUrlSigner(gw.deps.storage, { ttlSeconds: 600 }).urlFor(png.storageKey));
     expect(inline.type).toBe('image/png');
     expect(inline.disposition).toBeNull();
   });
