@@ -45,8 +45,15 @@ async function open(ctx: NodeContext, assetId: string, bytes: Buffer): Promise<O
         `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${assetId}) is ${size}, over the limit of ${err.maxPixels} pixels`,
       );
     }
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the input is not a readable image`);
+    throw unreadable(ctx, assetId);
   }
+}
+
+function unreadable(ctx: NodeContext, assetId: string): NodeFailure {
+  return new NodeFailure(
+    'invalid_input',
+    `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${assetId}) cannot be read`,
+  );
 }
 
 async function crop(ctx: NodeContext, assetId: string, bytes: Buffer, rw: number, rh: number): Promise<ProducedFile> {
@@ -61,7 +68,7 @@ async function crop(ctx: NodeContext, assetId: string, bytes: Buffer, rw: number
   try {
     out = await image.pipeline().extract(box).toFormat(kept).toBuffer();
   } catch {
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the input is not a readable image`);
+    throw unreadable(ctx, assetId);
   }
   return {
     bytes: out,

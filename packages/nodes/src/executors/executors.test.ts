@@ -121,6 +121,13 @@ describe('change_aspect_ratio and the pixel limit', () => {
     expect(stored).toEqual([]);
   });
 
+  it('refuses bytes that are no image with invalid_input naming the port and the asset', async () => {
+    await expect(cropping(Buffer.from('not an image')).run()).rejects.toMatchObject({
+      reason: 'invalid_input',
+      message: "Node 'square': the image at input 'image' (asset a1) cannot be read",
+    });
+  });
+
   it('applies the limit it is given, rotated or not, and crops what is within it', async () => {
     const portrait = await sharp({ create: { width: 300, height: 200, channels: 3, background: 'red' } })
       .jpeg()
