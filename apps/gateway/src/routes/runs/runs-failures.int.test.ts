@@ -88,8 +88,14 @@ test('a node past params.timeout_ms fails with timeout and the request is aborte
   expect(done.error).toMatch(/300 ms/);
 });
 
-test('destinations on metadata or private addresses are refused, redirects included', async () => {
-  for (const url of ['http://169.254.169.254/latest', 'http://10.1.2.3/x', provider.url('/redirect-to-metadata')]) {
+test('destinations on metadata or private addresses are refused, redirects and IPv6 forms included', async () => {
+  for (const url of [
+    'http://169.254.169.254/latest',
+    'http://10.1.2.3/x',
+    provider.url('/redirect-to-metadata'),
+    'http://[::169.254.169.254]/latest',
+    'http://[64:ff9b::a01:203]/x',
+  ]) {
     const run = await runAgent(providerFlow({ url }));
     const done = await pollRun(stack.gw, org.apiKey, `/runs/${run.id}`);
     expect(done).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
