@@ -54,6 +54,12 @@ describe('refusedAddress', () => {
     expect(refusedAddress(parseAllowList(['64:ff9b:1::/48']), '64:ff9b:1::a00:1')).toBeUndefined();
   });
 
+  it('refuses an ISATAP address whose own IPv6 range is refused, whatever IPv4 address it carries', () => {
+    expect(refusedAddress(none, 'fe80::5efe:808:808')).toContain('linkLocal');
+    expect(refusedAddress(none, 'fd00::200:5efe:808:808')).toContain('uniqueLocal');
+    expect(refusedAddress(none, '2606:2800:220:1:0:5efe:808:808')).toBeUndefined();
+  });
+
   it('names the embedded IPv4 address in the reason', () => {
     expect(refusedAddress(none, '::7f00:1')).toMatch(/127\.0\.0\.1/);
     expect(refusedAddress(none, '64:ff9b::a9fe:a9fe')).toMatch(/169\.254\.169\.254/);

@@ -13,6 +13,9 @@ const PUBLIC_RANGES = new Set(['unicast']);
 /** Metadata endpoints outside the private ranges (AWS IPv6, Alibaba). */
 const METADATA = ['fd00:ec2::254', '100.100.100.200'].map((m) => ipaddr.parse(m).toString());
 
+/** ipaddr.js names of the IPv6 ranges whose addresses are judged only by the IPv4 address they carry. */
+const TUNNEL_RANGES = new Set(['ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
+
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 export interface AllowList {
@@ -75,9 +78,13 @@ export function refusedAddress(list: AllowList, address: string): string | undef
   if (ipv6.match(NAT64_LOCAL_USE)) {
     return 'a local-use NAT64 address (64:ff9b:1::/48), whose IPv4 destination its translator decides';
   }
-  const embedded = embeddedIPv4(ipv6);
-  if (embedded.length === 0) return refusedByRange(list, ipv6);
-  for (const { address: ipv4, form } of embedded) {
+  // The ranges of the tunnelling forms say nothing of where a packet ends up; any
+  // other IPv6 range (an ISATAP address's prefix) is judged as well as what it carries.
+  if (!TUNNEL_RANGES.has(ipv6.range())) {
+    const why = refusedByRange(list, ipv6);
+    if (why) return why;
+  }
+  for (const { address: ipv4, form } of embeddedIPv4(ipv6)) {
     const why = refusedByRange(list, ipv4);
     if (why) return `${why} (${ipv4.toString()}, carried by this ${form} address)`;
   }
