@@ -86,7 +86,7 @@ export function createGatewayRuntime(
     ttlSeconds: config.ASSET_URL_TTL_SECONDS,
     ...(config.ASSET_PUBLIC_BASE_URL ? { publicBaseUrl: config.ASSET_PUBLIC_BASE_URL } : {}),
   });
-  const runQueues = createRunQueues(redis, config.REDIS_PREFIX);
+  const runQueues = createRunQueues(redis, config.REDIS_PREFIX, { maxPerOrg: config.ORG_MAX_EXECUTING_NODES });
   const engine = createEngine({
     db,
     queues: runQueues,

@@ -68,6 +68,7 @@ async function main() {
     maxImagePixels: config.ASSET_MAX_IMAGE_PIXELS,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
+    orgMaxExecutingNodes: config.ORG_MAX_EXECUTING_NODES,
     hooks: metrics.hooks,
   });
   const assetWorker = await startAssetWorker({

@@ -26,6 +26,7 @@ export async function cancelRun(core: EngineCore, orgId: string, runId: string, 
   reportRunEnded(core, locked);
   await core.cancelBus.announce(runId);
   await core.dispatcher.drop(
+    orgId,
     runId,
     inFlight.map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type })),
   );

@@ -55,7 +55,7 @@ export async function decideReview(
       : retry(core, client, run, reviewId, review);
   });
   reportRunEnded(core, locked);
-  await core.dispatcher.dispatch(runId, dispatch);
+  await core.dispatcher.dispatch(orgId, runId, dispatch);
 }
 
 async function approve(

@@ -4,22 +4,26 @@ import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { OrgSlots, type OrgSlotsSettings } from './org-slots';
 import type { Dispatch } from './transition';
 
 export interface RunQueues {
   light: Queue<ExecuteNodeJob>;
   heavy: Queue<ExecuteNodeJob>;
+  /** Each organization's share of the queues: a job enters them once it holds a slot. */
+  slots: OrgSlots;
   close(): Promise<void>;
 }
 
 /** The two node queues over one connection (a producer's in the gateway, a worker's in workers). */
-export function createRunQueues(connection: Redis, prefix: string): RunQueues {
+export function createRunQueues(connection: Redis, prefix: string, slots: OrgSlotsSettings): RunQueues {
   const light = new Queue<ExecuteNodeJob>(RUN_QUEUES.light, { connection, prefix });
   const heavy = new Queue<ExecuteNodeJob>(RUN_QUEUES.heavy, { connection, prefix });
   for (const queue of [light, heavy]) queue.on('error', () => undefined);
   return {
     light,
     heavy,
+    slots: new OrgSlots(connection, prefix, slots),
     async close() {
       await Promise.all([light.close(), heavy.close()]);
     },
@@ -27,10 +31,12 @@ export function createRunQueues(connection: Redis, prefix: string): RunQueues {
 }
 
 /**
- * Enqueues dispatched nodes after their transaction committed. Job ids are
- * deterministic, so a repeat (a retried request, the reconciler) adds nothing.
- * A failure here loses nothing either: the nodes are `running` in PostgreSQL
- * and the reconciler enqueues them again when their run stops moving.
+ * Enqueues dispatched nodes after their transaction committed, each once it
+ * holds one of its organization's slots (org-slots.ts); the others wait for
+ * the slots of finishing jobs. Job ids are deterministic, so a repeat (a
+ * retried request, the reconciler) adds nothing. A failure here loses nothing
+ * either: the nodes are `running` in PostgreSQL and the reconciler enqueues
+ * them again when their run stops moving.
  */
 export class Dispatcher {
   constructor(
@@ -42,20 +48,17 @@ export class Dispatcher {
     return nodeKind(nodeType) === 'heavy' ? this.queues.heavy : this.queues.light;
   }
 
-  async dispatch(runId: string, nodes: Dispatch[]): Promise<boolean> {
+  async dispatch(orgId: string, runId: string, nodes: Dispatch[]): Promise<boolean> {
     if (nodes.length === 0) return true;
     try {
-      await Promise.all(
-        nodes.map((node) => {
-          const data: ExecuteNodeJob = { runId, nodeId: node.nodeId, attempt: node.attempt, nodeType: node.nodeType };
-          const queue = this.queueFor(node.nodeType);
-          const jobId = executeNodeJobId(data);
-          // A producer span when tracing; its context rides in the payload to the worker.
-          return traceEnqueue(queue.name, jobId, data, (carrier) =>
-            queue.add('execute-node', Object.assign(data, carrier), { ...EXECUTE_NODE_JOB_OPTIONS, jobId }),
-          );
-        }),
-      );
+      const jobs = nodes.map((node): ExecuteNodeJob => ({
+        runId,
+        nodeId: node.nodeId,
+        attempt: node.attempt,
+        nodeType: node.nodeType,
+        organizationId: orgId,
+      }));
+      await this.enqueue(await this.queues.slots.admit(orgId, jobs));
       return true;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, runId }, 'enqueue failed; the reconciler will retry');
@@ -63,14 +66,56 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * A job is done (completed, skipped, or failed for good): its slot goes to
+   * the organization's oldest waiting job. On failure the slot's lease lapses
+   * and the reconciler lets the next one through.
+   */
+  async finished(job: ExecuteNodeJob): Promise<void> {
+    if (!job.organizationId) return;
+    await this.release(job.organizationId, [executeNodeJobId(job)]).catch((err: unknown) => {
+      this.logger.warn({ err: (err as Error).message }, 'giving back a slot failed; its lease will lapse');
+    });
+  }
+
+  /** Whether a dispatched node has no job because it waits for a slot (the reconciler leaves it be). */
+  waitsForSlot(orgId: string, job: Pick<ExecuteNodeJob, 'runId' | 'nodeId' | 'attempt'>): Promise<boolean> {
+    return this.queues.slots.isWaiting(orgId, executeNodeJobId(job));
+  }
+
+  /** Hands lapsed slots of the organization to its waiting jobs (after a lost release or a killed worker). */
+  async pump(orgId: string): Promise<void> {
+    await this.enqueue(await this.queues.slots.admit(orgId, []));
+  }
+
   /** Removes the queued jobs of nodes that will not run (cancel); a job already executing is aborted instead. */
-  async drop(runId: string, nodes: Dispatch[]): Promise<void> {
+  async drop(orgId: string, runId: string, nodes: Dispatch[]): Promise<void> {
+    const ids = nodes.map((node) => executeNodeJobId({ runId, nodeId: node.nodeId, attempt: node.attempt }));
     await Promise.all(
-      nodes.map((node) =>
+      nodes.map((node, i) =>
         this.queueFor(node.nodeType)
-          .remove(executeNodeJobId({ runId, nodeId: node.nodeId, attempt: node.attempt }))
+          .remove(ids[i]!)
           .catch(() => 0),
       ),
+    );
+    await this.release(orgId, ids).catch(() => undefined);
+  }
+
+  private async release(orgId: string, jobIds: string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.enqueue(await this.queues.slots.release(orgId, jobIds));
+  }
+
+  private async enqueue(jobs: ExecuteNodeJob[]): Promise<void> {
+    await Promise.all(
+      jobs.map((data) => {
+        const queue = this.queueFor(data.nodeType ?? '');
+        const jobId = executeNodeJobId(data);
+        // A producer span when tracing; its context rides in the payload to the worker.
+        return traceEnqueue(queue.name, jobId, data, (carrier) =>
+          queue.add('execute-node', Object.assign(data, carrier), { ...EXECUTE_NODE_JOB_OPTIONS, jobId }),
+        );
+      }),
     );
   }
 }

@@ -51,6 +51,8 @@ export interface Engine {
    * commits them together and enqueues the nodes that commit dispatched.
    */
   executeNode(job: ExecuteNodeJob, options?: ExecuteOptions): Promise<ExecutedNode>;
+  /** A node job is done with (executed, skipped or failed for good): its organization's slot goes to the next job waiting. */
+  finishedJob(job: ExecuteNodeJob): Promise<void>;
   /** The run and its node rows as executeNode reads them (undefined when there is no such run). */
   readRun(runId: string): Promise<RunSnapshot | undefined>;
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
@@ -107,10 +109,11 @@ export function createEngine(options: EngineOptions): Engine {
           : await startEmptyRun(core.db.pool, core.versions, prepared);
       reportStarted(core, input, started);
       options.afterCreateCommit?.(started.id);
-      await core.dispatcher.dispatch(started.id, started.dispatch);
+      await core.dispatcher.dispatch(input.organizationId, started.id, started.dispatch);
       return started;
     },
     executeNode: (job, opts) => executeNode(core, job, opts),
+    finishedJob: (job) => core.dispatcher.finished(job),
     readRun: (runId) => core.reads.submit(runId),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),

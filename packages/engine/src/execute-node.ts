@@ -153,7 +153,7 @@ async function commitNode(
         return { settled, enqueued: [] };
       }
       const enqueued = transition.ready.filter((d) => !isInstantNode(d.nodeType));
-      await core.dispatcher.dispatch(job.runId, enqueued);
+      await core.dispatcher.dispatch(run.organization_id, job.runId, enqueued);
       return { settled, enqueued };
     }
     snapshot = await core.reads.submit(job.runId);

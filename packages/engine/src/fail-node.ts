@@ -43,9 +43,10 @@ export async function failNode(
   // One line per node failure (provider errors, timeouts, bad input); its run and
   // node come from the log context of the job being processed.
   if (ended) core.logger.info({ reason: failure.reason, error: failure.message }, 'node failed; its run ended');
-  if (ended && ended.length > 0) {
+  if (ended && ended.length > 0 && locked) {
     await core.cancelBus.announce(job.runId);
     await core.dispatcher.drop(
+      locked.organization_id,
       job.runId,
       ended.map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type })),
     );

@@ -4,6 +4,7 @@
 export { createEngine, type Engine, type EngineOptions } from './engine';
 export type { EngineHooks, NodeJobFact, RunEndedFact, RunStartedFact } from './engine-hooks';
 export { createRunQueues, type RunQueues } from './dispatcher';
+export { OrgSlots, type OrgSlotsSettings } from './org-slots';
 export { InFlight, listenForCancellations } from './cancel-bus';
 export { TransientError } from './transient';
 export type { StartRunInput, StartedRun } from './start-run';

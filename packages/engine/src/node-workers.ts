@@ -18,6 +18,7 @@ import { createEngine, type Engine } from './engine';
 import type { EngineHooks } from './engine-hooks';
 import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
+import { startSlotRenewal } from './slot-renewal';
 
 export interface NodeWorkersOptions {
   db: Db;
@@ -34,6 +35,10 @@ export interface NodeWorkersOptions {
   maxImagePixels: number;
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
+  /** Nodes of one organization queued or executing at once, over every worker (ADR 0021). */
+  orgMaxExecutingNodes: number;
+  /** A slot whose job's worker stopped renewing it comes back after this long. */
+  orgSlotLeaseMs?: number;
   /** Observers (the worker's metrics): runs ended here and node job timings. */
   hooks?: EngineHooks;
 }
@@ -54,7 +59,10 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   const connection = createWorkerConnection(options.redisUrl);
   const subscriber = createWorkerConnection(options.redisUrl);
   for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const queues = createRunQueues(connection, options.redisPrefix);
+  const queues = createRunQueues(connection, options.redisPrefix, {
+    maxPerOrg: options.orgMaxExecutingNodes,
+    ...(options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {}),
+  });
   const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
   const engine = createEngine({
     db: options.db,
@@ -71,19 +79,33 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
 
   const instantScope = instantNodeScope({ hooks: options.hooks, logger });
+  const executing = new Set<ExecuteNodeJob>();
+  const renewal = startSlotRenewal(queues.slots, executing, logger);
   // Node failures never throw (they end the run); what throws is infrastructure
   // (database, storage, Redis), which BullMQ retries with backoff.
   const processor = async (job: Job<unknown>) => {
     const parsed = ExecuteNodeJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError('malformed execute-node payload');
     const data = parsed.data;
-    // Every line logged while the node executes, by any code, names its run and
-    // node; when tracing, the execution is a span continuing the dispatcher's trace.
-    await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
-      traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () =>
-        engine.executeNode(data, { instantScope }),
-      ),
-    );
+    executing.add(data);
+    let done = false;
+    try {
+      // Every line logged while the node executes, by any code, names its run and
+      // node; when tracing, the execution is a span continuing the dispatcher's trace.
+      await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
+        traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () =>
+          engine.executeNode(data, { instantScope }),
+        ),
+      );
+      done = true;
+    } catch (err) {
+      // A retry keeps the slot (its lease lapses if the retry is far off); the last attempt gives it back.
+      done = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      throw err;
+    } finally {
+      executing.delete(data);
+      if (done) await engine.finishedJob(data);
+    }
   };
   const timed = timeNodeJobs(processor, options.hooks, logger);
   const common = {
@@ -115,6 +137,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     async close() {
       await reconciler.stop();
       await Promise.all([closeWorker(workers[0]!, light.inFlight), closeWorker(workers[1]!, heavy.inFlight)]);
+      renewal.stop();
       await queues.close();
       await assetJobs.close();
       subscriber.disconnect();

@@ -13,6 +13,7 @@ export interface ReconcileReport {
 
 interface StaleNode {
   run_id: string;
+  organization_id: string;
   node_id: string;
   attempt: number;
   node_type: string;
@@ -23,13 +24,15 @@ interface StaleNode {
  * hold a job for each. For runs that have not moved for `staleMs`, every
  * dispatched node whose job is missing is enqueued again (same deterministic
  * id, so racing reconcilers add it once), and one whose job failed for good
- * ends its run with `unknown`. Runs parked on a review have no dispatched
- * node and are left alone. Safe to run in every worker process at once.
+ * ends its run with `unknown`. A node waiting for one of its organization's
+ * slots has no job by design: it is left waiting, and lapsed slots (a killed
+ * worker's) are handed to the waiting. Runs parked on a review have no
+ * dispatched node and are left alone. Safe to run in every worker process at once.
  */
 export async function reconcile(core: EngineCore, staleMs: number, limit = 500): Promise<ReconcileReport> {
   const { rows } = await core.db.pool.query<StaleNode>({
-    name: 'engine_stale_dispatched_nodes_v1',
-    text: `SELECT n.run_id, n.node_id, n.attempt, n.node_type
+    name: 'engine_stale_dispatched_nodes_v2',
+    text: `SELECT n.run_id, r.organization_id, n.node_id, n.attempt, n.node_type
              FROM runs r JOIN node_executions n ON n.run_id = r.id
             WHERE r.status = 'in_progress' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
               AND n.status = 'running'
@@ -37,12 +40,15 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
     values: [staleMs, limit],
   });
   const report: ReconcileReport = { requeued: 0, failed: 0 };
+  const waiting = new Set<string>();
   for (const node of rows) {
     const data = { runId: node.run_id, nodeId: node.node_id, attempt: node.attempt };
     const queue = core.dispatcher.queueFor(node.node_type);
     const job = await queue.getJob(executeNodeJobId(data));
-    if (!job) {
-      await core.dispatcher.dispatch(node.run_id, [
+    if (!job && (await core.dispatcher.waitsForSlot(node.organization_id, data))) {
+      waiting.add(node.organization_id);
+    } else if (!job) {
+      await core.dispatcher.dispatch(node.organization_id, node.run_id, [
         { nodeId: node.node_id, attempt: node.attempt, nodeType: node.node_type },
       ]);
       report.requeued++;
@@ -51,9 +57,11 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
       await withLogContext({ runId: node.run_id, nodeId: node.node_id }, () =>
         failNode(core, data, new NodeFailure('unknown', `Node '${node.node_id}' could not be executed`)),
       );
+      await core.dispatcher.finished({ ...data, organizationId: node.organization_id });
       report.failed++;
     }
   }
+  for (const orgId of waiting) await core.dispatcher.pump(orgId);
   if (report.requeued || report.failed) core.logger.info(report, 'reconciled runs');
   return report;
 }

@@ -24,6 +24,12 @@ export const ExecuteNodeJob = z.object({
    */
   nodeType: z.string().min(1).optional(),
   /**
+   * The run's organization, whose slot the job holds (fair sharing, ADR
+   * 0021): the worker gives it back when the job is done. Optional: jobs
+   * enqueued by an older version lack it and hold none.
+   */
+  organizationId: z.uuid().optional(),
+  /**
    * W3C trace context of the enqueue (the `traceparent` and `tracestate`
    * headers' values), present only when the producer traces: the worker's
    * span for this node continues the trace that dispatched it.
@@ -36,8 +42,9 @@ export type ExecuteNodeJob = z.infer<typeof ExecuteNodeJob>;
 /**
  * Deterministic per (run, node, attempt): enqueueing the same dispatch twice
  * (after a crash, by the reconciler) adds one job. BullMQ reserves ':' in ids,
- * so the node id is URI-encoded. Only the ids count: the trace context and
- * node type never change the id, so a traced and an untraced enqueue collide.
+ * so the node id is URI-encoded. Only the ids count: the trace context, node
+ * type and organization never change the id, so a traced and an untraced
+ * enqueue collide.
  */
 export function executeNodeJobId({
   runId,

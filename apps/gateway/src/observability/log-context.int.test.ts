@@ -57,7 +57,9 @@ test("lines written while serving a request carry its reqId, down to the engine'
     maxRetriesPerRequest: 0,
   });
   unreachable.on('error', () => undefined);
-  const queues = createRunQueues(unreachable, stack.gw.config.REDIS_PREFIX);
+  const queues = createRunQueues(unreachable, stack.gw.config.REDIS_PREFIX, {
+    maxPerOrg: stack.gw.config.ORG_MAX_EXECUTING_NODES,
+  });
   const { gw } = stack;
   const engine = createEngine({
     db: gw.deps.db,

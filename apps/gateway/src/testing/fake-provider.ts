@@ -7,6 +7,8 @@ export interface FakeProvider {
   received: { path: string; body: unknown }[];
   /** Requests to /slow whose connection the client closed before an answer (aborted by the caller). */
   abortedSlow: number;
+  /** Requests to /delay?tag=<tag> being answered now, the most at once so far, and how many arrived. */
+  delayed(tag: string): { active: number; maxActive: number; started: number };
   close(): Promise<void>;
 }
 
@@ -17,6 +19,12 @@ export interface FakeProvider {
 export async function startFakeProvider(): Promise<FakeProvider> {
   const state = { received: [] as { path: string; body: unknown }[], abortedSlow: 0 };
   const takes = new Map<string, number>();
+  const delayed = new Map<string, { active: number; maxActive: number; started: number }>();
+  const delayedOf = (tag: string) => {
+    let d = delayed.get(tag);
+    if (!d) delayed.set(tag, (d = { active: 0, maxActive: 0, started: 0 }));
+    return d;
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -46,9 +54,17 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         }
         case '/delay': {
           // Answers after ?ms= milliseconds: a node that takes a while, for kill and shutdown tests.
-          const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? 500);
+          // ?tag= counts the requests of one kind at once (one organization's, in fairness tests).
+          const params = new URL(req.url ?? '/', 'http://x').searchParams;
+          const ms = Number(params.get('ms') ?? 500);
+          const counts = delayedOf(params.get('tag') ?? '');
+          counts.started++;
+          counts.maxActive = Math.max(counts.maxActive, ++counts.active);
           const timer = setTimeout(() => json(200, { type: 'text', value: 'late' }), ms);
-          res.on('close', () => clearTimeout(timer));
+          res.on('close', () => {
+            clearTimeout(timer);
+            counts.active--;
+          });
           return;
         }
         case '/unauthorized':
@@ -89,6 +105,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     get abortedSlow() {
       return state.abortedSlow;
     },
+    delayed: (tag) => ({ ...delayedOf(tag) }),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

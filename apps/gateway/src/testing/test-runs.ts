@@ -21,6 +21,9 @@ export interface WorkerSettings {
   reconcileStaleMs: number;
   outboundAllowList: string[];
   maxImagePixels: number;
+  /** Defaults to the gateway's ORG_MAX_EXECUTING_NODES: both sides of the queues must agree. */
+  orgMaxExecutingNodes?: number;
+  orgSlotLeaseMs?: number;
   /** Where the worker logs; silent unless given. */
   logger?: Logger;
 }
@@ -46,7 +49,7 @@ export async function startRunStack(
   const gw = await startTestGateway(env);
   const started: { workers: NodeWorkers; close(): Promise<void> }[] = [];
   const startWorker = async (overrides: Partial<WorkerSettings> = {}) => {
-    const settings = { ...DEFAULTS, ...overrides };
+    const settings = { orgMaxExecutingNodes: gw.config.ORG_MAX_EXECUTING_NODES, ...DEFAULTS, ...overrides };
     const db = createDb({ databaseUrl: gw.config.DATABASE_URL, poolSize: 5 });
     const storage = createStorage(storageConfigFromEnv(gw.config));
     const workers = await startNodeWorkers({

@@ -1,0 +1,144 @@
+import { ExecuteNodeJob, executeNodeJobId } from '@weft/queue';
+import type { Redis } from 'ioredis';
+
+// Fair sharing of the node queues between organizations (ADR 0021). An
+// organization holds at most `maxPerOrg` slots; a node job enters BullMQ only
+// once it holds one, and waits in its organization's own list otherwise, so
+// one organization's backlog never sits in front of another's first node.
+//
+// Per organization, in Redis:
+//   held      sorted set: job id → lease expiry (ms, Redis's clock)
+//   waiting   list of job ids, oldest first
+//   payloads  hash: job id → the job's payload, while it waits
+// A slot is a lease on Redis's clock: the worker executing the job renews it;
+// one nobody renews (its worker was killed, its job vanished) expires and
+// comes back.
+
+export interface OrgSlotsSettings {
+  /** Node jobs of one organization queued in BullMQ or executing at once. */
+  maxPerOrg: number;
+  /** A slot not renewed for this long is taken back. */
+  leaseMs?: number;
+}
+
+/** Long enough to ride out a queue wait and a Redis blip; a killed worker's slot is back within it. */
+export const DEFAULT_SLOT_LEASE_MS = 60_000;
+
+/**
+ * One script for every change, so that expiry, the change and handing freed
+ * slots to the oldest waiting jobs happen atomically. Answers the payloads of
+ * the jobs that now hold a slot and must be enqueued.
+ */
+const SLOTS_SCRIPT = `
+local held, waiting, payloads = KEYS[1], KEYS[2], KEYS[3]
+local cap, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', held, '-inf', now)
+local ready = {}
+if ARGV[3] == 'admit' then
+  for i = 4, #ARGV, 2 do
+    local id, payload = ARGV[i], ARGV[i + 1]
+    if redis.call('ZSCORE', held, id) then
+      -- Holds a slot already: its job went missing and is enqueued again.
+      redis.call('ZADD', held, now + lease, id)
+      ready[#ready + 1] = payload
+    elseif redis.call('HSETNX', payloads, id, payload) == 1 then
+      redis.call('RPUSH', waiting, id)
+    end
+  end
+elseif ARGV[3] == 'renew' then
+  for i = 4, #ARGV do redis.call('ZADD', held, now + lease, ARGV[i]) end
+  return ready
+else
+  for i = 4, #ARGV do
+    local id = ARGV[i]
+    redis.call('ZREM', held, id)
+    if redis.call('HDEL', payloads, id) == 1 then redis.call('LREM', waiting, 1, id) end
+  end
+end
+while redis.call('ZCARD', held) < cap do
+  local id = redis.call('LPOP', waiting)
+  if not id then break end
+  local payload = redis.call('HGET', payloads, id)
+  if payload then
+    redis.call('HDEL', payloads, id)
+    redis.call('ZADD', held, now + lease, id)
+    ready[#ready + 1] = payload
+  end
+end
+return ready
+`;
+
+type SlotsCommand = (
+  held: string,
+  waiting: string,
+  payloads: string,
+  ...args: (string | number)[]
+) => Promise<string[]>;
+
+const COMMAND = 'weftOrgSlots';
+
+export class OrgSlots {
+  readonly maxPerOrg: number;
+  readonly leaseMs: number;
+  private readonly run: SlotsCommand;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    settings: OrgSlotsSettings,
+  ) {
+    this.maxPerOrg = settings.maxPerOrg;
+    this.leaseMs = settings.leaseMs ?? DEFAULT_SLOT_LEASE_MS;
+    // ioredis sends it by SHA and loads it again after a Redis restart or flush.
+    if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 3, lua: SLOTS_SCRIPT });
+    const command = (redis as unknown as Record<typeof COMMAND, SlotsCommand>)[COMMAND];
+    this.run = command.bind(redis);
+  }
+
+  /**
+   * Queues `jobs` behind the organization's waiting ones; answers those that
+   * hold a slot now (the oldest waiting first), to enqueue in BullMQ. A job
+   * already waiting stays where it is; one already holding a slot is answered
+   * again (its BullMQ job is missing), so a repeat is harmless.
+   */
+  async admit(orgId: string, jobs: ExecuteNodeJob[]): Promise<ExecuteNodeJob[]> {
+    const args = jobs.flatMap((job) => [executeNodeJobId(job), JSON.stringify(job)]);
+    return this.call(orgId, 'admit', args);
+  }
+
+  /** Gives back the slots of finished jobs and forgets waiting ones (canceled); answers the jobs that took the freed slots. */
+  async release(orgId: string, jobIds: string[]): Promise<ExecuteNodeJob[]> {
+    return this.call(orgId, 'release', jobIds);
+  }
+
+  /** Extends the leases of jobs being executed (taking the slot back if it had lapsed). */
+  async renew(held: { orgId: string; jobId: string }[]): Promise<void> {
+    const byOrg = new Map<string, string[]>();
+    for (const { orgId, jobId } of held) byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), jobId]);
+    await Promise.all([...byOrg].map(([orgId, jobIds]) => this.call(orgId, 'renew', jobIds)));
+  }
+
+  /** Whether the job waits for a slot (it has no BullMQ job yet, by design). */
+  async isWaiting(orgId: string, jobId: string): Promise<boolean> {
+    return (await this.redis.hexists(this.key(orgId, 'payloads'), jobId)) === 1;
+  }
+
+  private async call(orgId: string, mode: 'admit' | 'release' | 'renew', args: string[]): Promise<ExecuteNodeJob[]> {
+    const ready = await this.run(
+      this.key(orgId, 'held'),
+      this.key(orgId, 'waiting'),
+      this.key(orgId, 'payloads'),
+      this.maxPerOrg,
+      this.leaseMs,
+      mode,
+      ...args,
+    );
+    return ready.map((payload) => ExecuteNodeJob.parse(JSON.parse(payload)));
+  }
+
+  private key(orgId: string, part: 'held' | 'waiting' | 'payloads'): string {
+    return `${this.prefix}:org-slots:${orgId}:${part}`;
+  }
+}
