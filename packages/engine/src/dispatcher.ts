@@ -1,4 +1,4 @@
-import { nodeKind } from '@weft/nodes';
+import { isInstantNode, nodeKind } from '@weft/nodes';
 import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
 import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
@@ -33,7 +33,10 @@ export function createRunQueues(connection: Redis, prefix: string, slots: OrgSlo
 /**
  * Enqueues dispatched nodes after their transaction committed, each once it
  * holds one of its organization's slots (org-slots.ts); the others wait for
- * the slots of finishing jobs. Job ids are deterministic, so a repeat (a
+ * the slots of finishing jobs. Instant nodes (a run's text input, say) take
+ * none: they compute from their inputs in about a millisecond, so they never
+ * keep a worker from another organization's work, and a slot would only
+ * throttle an organization's creates. Job ids are deterministic, so a repeat (a
  * retried request, the reconciler) adds nothing. A failure here loses nothing
  * either: the nodes are `running` in PostgreSQL and the reconciler enqueues
  * them again when their run stops moving.
@@ -51,14 +54,22 @@ export class Dispatcher {
   async dispatch(orgId: string, runId: string, nodes: Dispatch[]): Promise<boolean> {
     if (nodes.length === 0) return true;
     try {
-      const jobs = nodes.map((node): ExecuteNodeJob => ({
+      const job = (node: Dispatch): ExecuteNodeJob => ({
         runId,
         nodeId: node.nodeId,
         attempt: node.attempt,
         nodeType: node.nodeType,
-        organizationId: orgId,
-      }));
-      await this.enqueue(await this.queues.slots.admit(orgId, jobs));
+      });
+      const slotted = nodes.filter((node) => !isInstantNode(node.nodeType));
+      const admitted =
+        slotted.length > 0
+          ? await this.queues.slots.admit(
+              orgId,
+              slotted.map((node) => ({ ...job(node), organizationId: orgId })),
+            )
+          : [];
+      const instant = nodes.filter((node) => isInstantNode(node.nodeType)).map(job);
+      await this.enqueue([...instant, ...admitted]);
       return true;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, runId }, 'enqueue failed; the reconciler will retry');
@@ -79,8 +90,8 @@ export class Dispatcher {
   }
 
   /** Whether a dispatched node has no job because it waits for a slot (the reconciler leaves it be). */
-  waitsForSlot(orgId: string, job: Pick<ExecuteNodeJob, 'runId' | 'nodeId' | 'attempt'>): Promise<boolean> {
-    return this.queues.slots.isWaiting(orgId, executeNodeJobId(job));
+  async waitsForSlot(orgId: string, node: Dispatch & { runId: string }): Promise<boolean> {
+    return !isInstantNode(node.nodeType) && this.queues.slots.isWaiting(orgId, executeNodeJobId(node));
   }
 
   /** Hands lapsed slots of the organization to its waiting jobs (after a lost release or a killed worker). */

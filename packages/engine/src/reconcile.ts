@@ -45,7 +45,7 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
     const data = { runId: node.run_id, nodeId: node.node_id, attempt: node.attempt };
     const queue = core.dispatcher.queueFor(node.node_type);
     const job = await queue.getJob(executeNodeJobId(data));
-    if (!job && (await core.dispatcher.waitsForSlot(node.organization_id, data))) {
+    if (!job && (await core.dispatcher.waitsForSlot(node.organization_id, { ...data, nodeType: node.node_type }))) {
       waiting.add(node.organization_id);
     } else if (!job) {
       await core.dispatcher.dispatch(node.organization_id, node.run_id, [

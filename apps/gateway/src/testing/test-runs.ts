@@ -23,7 +23,6 @@ export interface WorkerSettings {
   maxImagePixels: number;
   /** Defaults to the gateway's ORG_MAX_EXECUTING_NODES: both sides of the queues must agree. */
   orgMaxExecutingNodes?: number;
-  orgSlotLeaseMs?: number;
   /** Where the worker logs; silent unless given. */
   logger?: Logger;
 }

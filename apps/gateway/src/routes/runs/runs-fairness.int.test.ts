@@ -22,11 +22,7 @@ let provider: FakeProvider;
 
 beforeAll(async () => {
   [stack, provider] = await Promise.all([
-    startRunStack(
-      { ORG_MAX_EXECUTING_NODES: String(CAP) },
-      // A short lease, for the test of a slot whose holder is gone.
-      { lightConcurrency: WORKER_CONCURRENCY, orgSlotLeaseMs: 1_500 },
-    ),
+    startRunStack({ ORG_MAX_EXECUTING_NODES: String(CAP) }, { lightConcurrency: WORKER_CONCURRENCY }),
     startFakeProvider(),
   ]);
 });
@@ -103,8 +99,9 @@ test('never more than ORG_MAX_EXECUTING_NODES nodes of one organization execute 
 
 test('a slot whose holder is gone (its worker killed, its job lost) comes back when its lease lapses', async () => {
   const org = await stack.gw.createOrg('Orphaned');
-  // What a killed worker leaves behind: slots held by jobs that no longer exist, renewed by nobody.
-  const slots = new OrgSlots(stack.gw.deps.redis, stack.gw.config.REDIS_PREFIX, { maxPerOrg: CAP, leaseMs: 1_500 });
+  // What a killed worker leaves behind: slots held by jobs that no longer exist, renewed by nobody
+  // (leases of 4 s here, not 60 s).
+  const slots = new OrgSlots(stack.gw.deps.redis, stack.gw.config.REDIS_PREFIX, { maxPerOrg: CAP, leaseMs: 4_000 });
   const ghosts = [0, 1].map((i) => ({
     runId: '00000000-0000-4000-8000-00000000000' + String(i),
     nodeId: 'call',
@@ -115,9 +112,9 @@ test('a slot whose holder is gone (its worker killed, its job lost) comes back w
   expect(await slots.admit(org.id, ghosts)).toHaveLength(CAP);
 
   const [runId] = await startRuns(org.apiKey, delayFlow(10, 'orphaned'), 1);
-  // The run's root (its text input) waits for a slot: it has no BullMQ job yet.
-  const job = { runId: runId!, nodeId: 'topic', attempt: 0 };
-  expect(await slots.isWaiting(org.id, executeNodeJobId(job))).toBe(true);
+  // Its text input runs at once (instant nodes take no slot); its provider call waits for one.
+  const job = { runId: runId!, nodeId: 'call', attempt: 0 };
+  await waitFor('the provider call to wait for a slot', () => slots.isWaiting(org.id, executeNodeJobId(job)));
   const done = await pollRun(stack.gw, org.apiKey, `/runs/${runId!}`, undefined, 15_000);
   expect(done.status).toBe('completed');
   expect(provider.delayed('orphaned').started).toBe(1);
