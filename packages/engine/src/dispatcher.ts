@@ -79,8 +79,8 @@ export class Dispatcher {
 
   /**
    * A job is done (completed, skipped, or failed for good): its slot goes to
-   * the organization's oldest waiting job. On failure the slot's lease lapses
-   * and the reconciler lets the next one through.
+   * the organization's oldest waiting job. When giving it back fails, the
+   * slot's lease lapses and the reconciler lets the next one through.
    */
   async finished(job: ExecuteNodeJob): Promise<void> {
     if (!job.organizationId) return;
