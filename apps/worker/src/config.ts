@@ -33,7 +33,7 @@ const WorkerEnv = z.object({
   WORKER_LIGHT_CONCURRENCY: envInt(1, 1000).default(50),
   /** Node jobs of the heavy queue (media processing) executed at once by this process. */
   WORKER_HEAVY_CONCURRENCY: envInt(1, 64).default(2),
-  /** Nodes of one organization queued or executing at once, over every worker; the rest wait their turn (ADR 0021). Same value as the gateway's. */
+  /** Nodes of one organization queued or executing at once, over every worker; the rest wait their turn (ADR 0025). Same value as the gateway's. */
   ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(20),
   /** How long a job stays locked without renewal before another worker takes it over (a dead worker's jobs). */
   WORKER_LOCK_DURATION_MS: envInt(1000, 600_000).default(30_000),

@@ -35,7 +35,7 @@ export interface NodeWorkersOptions {
   maxImagePixels: number;
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
-  /** Nodes of one organization queued or executing at once, over every worker (ADR 0021). */
+  /** Nodes of one organization queued or executing at once, over every worker (ADR 0025). */
   orgMaxExecutingNodes: number;
   /** A slot whose job's worker stopped renewing it comes back after this long. */
   orgSlotLeaseMs?: number;

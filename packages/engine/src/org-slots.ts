@@ -1,7 +1,7 @@
 import { ExecuteNodeJob, executeNodeJobId } from '@weft/queue';
 import type { Redis } from 'ioredis';
 
-// Fair sharing of the node queues between organizations (ADR 0021). An
+// Fair sharing of the node queues between organizations (ADR 0025). An
 // organization holds at most `maxPerOrg` slots; a node job enters BullMQ only
 // once it holds one, and waits in its organization's own list otherwise, so
 // one organization's backlog never sits in front of another's first node.

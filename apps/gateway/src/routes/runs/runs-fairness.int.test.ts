@@ -7,7 +7,7 @@ import { postAgent } from '../../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../../testing/fake-provider';
 import { pollRun, startRunStack, type RunStack } from '../../testing/test-runs';
 
-// Fair sharing between organizations (ADR 0021): one organization's backlog of
+// Fair sharing between organizations (ADR 0025): one organization's backlog of
 // slow provider calls never holds more than ORG_MAX_EXECUTING_NODES of the
 // worker's slots, so another organization's run goes through at once.
 
