@@ -13,6 +13,10 @@ import { allRoutes, docs } from './routes';
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express's final handler, reached only if errorHandler itself failed,
+  // renders the error's stack in HTML unless env is production; NODE_ENV is
+  // unset under `npm run dev`. Our handler answers JSON; this is the backstop.
+  app.set('env', 'production');
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', parseQuery);
   // Express 5's default router is not strict: `/agents` and `/agents/` both match.

@@ -1,9 +1,10 @@
 import { AppError, ValidationError } from '@weft/errors';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { bodyTimedOut } from './body-pace';
 
 // The one place where errors become HTTP responses. Anything that is not an
 // AppError is a bug: the client gets a generic body, the log gets the details.
+// No response ever carries a stack trace.
 
 interface BodyParserError extends Error {
   type?: string;
@@ -25,18 +26,37 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
   return undefined;
 }
 
-export const errorHandler: ErrorRequestHandler = (rawErr, req, res, _next) => {
-  const err = rawErr instanceof AppError ? rawErr : fromBodyParser(rawErr as BodyParserError);
-  if (res.headersSent) {
-    // A body given up by the pace watcher was answered 408 already; its handler's abort is expected.
-    if (bodyTimedOut(req)) {
+function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (!err || typeof err !== 'object') return undefined;
+  return fromBodyParser(err as BodyParserError);
+}
+
+const INTERNAL_ERROR_BODY = '{"detail":"Internal server error"}';
+
+/** The last resort: a JSON 500 written without Express's helpers, or the connection closed. */
+function answerInternalError(res: Response): void {
+  try {
+    if (res.headersSent) {
       res.destroy();
       return;
     }
-    req.log?.error({ err: rawErr }, 'error after response started');
+    for (const name of res.getHeaderNames()) if (!name.startsWith('x-')) res.removeHeader(name);
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(INTERNAL_ERROR_BODY);
+  } catch {
+    res.destroy();
+  }
+}
+
+function respond(rawErr: unknown, req: Request, res: Response): void {
+  if (res.headersSent) {
+    // A body given up by the pace watcher was answered 408 already; its handler's abort is expected.
+    if (!bodyTimedOut(req)) req.log?.error({ err: rawErr }, 'error after response started');
     res.destroy();
     return;
   }
+  const err = toAppError(rawErr);
   if (!err) {
     req.log?.error({ err: rawErr }, 'unhandled error');
     res.status(500).json({ detail: 'Internal server error' });
@@ -48,6 +68,23 @@ export const errorHandler: ErrorRequestHandler = (rawErr, req, res, _next) => {
     return;
   }
   res.status(err.status).json({ detail: err.message, ...err.extra });
+}
+
+/**
+ * Never throws and never calls next: Express's own final handler, which
+ * answers an HTML page (with the stack outside production), is never reached.
+ */
+export const errorHandler: ErrorRequestHandler = (rawErr, req, res, _next) => {
+  try {
+    respond(rawErr, req, res);
+  } catch (failure) {
+    try {
+      req.log?.error({ err: failure, original: rawErr }, 'error handler failed');
+    } catch {
+      // Logging the failure failed too (an unserialisable error): the answer below matters more.
+    }
+    answerInternalError(res);
+  }
 };
 
 export const notFoundHandler: RequestHandler = (_req, res) => {

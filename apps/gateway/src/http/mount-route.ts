@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { GatewayDeps } from '../deps';
 import type { AnyRoute } from './define-route';
 import { guardApiRequest } from './guard';
+import { refuseDeepJson } from './json-body';
 import { parsePart } from './validation';
 
 /** Runs an Express middleware as a promise. */
@@ -18,7 +19,7 @@ export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
   // Bodies are read only by routes that take one, and only once the caller is
   // known: a GET pays nothing for JSON parsing and strangers cannot make us parse.
   const parseJson = route.request?.body
-    ? express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false })
+    ? express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: false, verify: refuseDeepJson })
     : undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
     // The request's span, when tracing, is named `<METHOD> <route template>`.

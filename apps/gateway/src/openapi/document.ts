@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ErrorBody, ValidationErrorBody, z } from '@weft/contracts';
 import type { AnyRoute, ResponseSpec } from '../http/define-route';
+import { MAX_JSON_DEPTH } from '../http/json-body';
 
 /** `/agents/:agent_id` → `/agents/{agent_id}` */
 export function toOpenApiPath(expressPath: string): string {
@@ -36,6 +37,8 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' as const } },
   'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' as const } },
 };
+
+const JSON_BODY_DESCRIPTION = `JSON; objects and arrays nest at most ${MAX_JSON_DEPTH} levels deep (422 json_too_deep beyond).`;
 
 export function buildOpenApiDocument(routes: AnyRoute[]) {
   const registry = new OpenAPIRegistry();
@@ -82,7 +85,13 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
         ...(route.request?.params ? { params: route.request.params } : {}),
         ...(route.request?.query ? { query: route.request.query } : {}),
         ...(route.request?.body
-          ? { body: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+          ? {
+              body: {
+                required: true,
+                description: JSON_BODY_DESCRIPTION,
+                content: { 'application/json': { schema: route.request.body } },
+              },
+            }
           : {}),
         ...(route.request?.form
           ? { body: { required: true, content: { 'multipart/form-data': { schema: route.request.form } } } }

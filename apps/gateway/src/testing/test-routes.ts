@@ -1,5 +1,5 @@
 import { z } from '@weft/contracts';
-import { NotFoundError } from '@weft/errors';
+import { AppError, NotFoundError } from '@weft/errors';
 import express, { type Express } from 'express';
 import type { GatewayDeps } from '../deps';
 import { defineRoute, type AnyRoute } from '../http/define-route';
@@ -10,7 +10,8 @@ import type { TestGateway } from './test-gateway';
 // Stand-in `api` routes for tests of the request machinery (authentication,
 // rate limits, error responses) that must not depend on any resource's routes:
 // - GET /_test/whoami echoes the caller's AuthContext;
-// - POST /_test/things/:id (create bucket) validates a uuid and a body, then answers 404.
+// - POST /_test/things/:id (create bucket) validates a uuid and a body, then answers 404;
+// - GET /_test/unserialisable throws an AppError whose body JSON cannot hold (a BigInt).
 
 const whoami = defineRoute({
   method: 'get',
@@ -36,11 +37,24 @@ const things = defineRoute({
   },
 });
 
+const unserialisable = defineRoute({
+  method: 'get',
+  path: '/_test/unserialisable',
+  summary: 'test',
+  tags: ['test'],
+  auth: 'api',
+  responses: {},
+  handler: async () => {
+    throw new AppError(400, 'Unserialisable', { value: BigInt(1) });
+  },
+});
+
 /** The gateway's app (or `app` built over `deps`) with the test routes in front of it. */
 export function withTestRoutes(gw: TestGateway, deps: GatewayDeps = gw.deps, app: Express = gw.app): Express {
   const harness = express();
   harness.set('trust proxy', deps.config.TRUST_PROXY);
-  for (const route of [whoami, things] as AnyRoute[]) harness[route.method](route.path, mountRoute(route, deps));
+  for (const route of [whoami, things, unserialisable] as AnyRoute[])
+    harness[route.method](route.path, mountRoute(route, deps));
   harness.use(app);
   harness.use(errorHandler);
   return harness;
