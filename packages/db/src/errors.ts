@@ -1,3 +1,4 @@
+import { isSocketFailure } from '@weft/errors';
 import { Prisma } from './generated/prisma/client';
 
 /** True when the error is a unique-constraint violation (on any of `fields`, if given). */
@@ -33,34 +34,61 @@ export function isRefusedData(err: unknown): boolean {
   return state !== undefined && (state.startsWith('22') || state.startsWith('54'));
 }
 
-// Connection exception, insufficient resources, operator intervention (shutdown,
-// statement timeout), system error: nothing about the statement itself.
+// SQLSTATE classes of a server that cannot serve now: connection exception,
+// insufficient resources, operator intervention (shutdown, starting, statement
+// timeout), system error. Nothing about the statement itself.
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
-const SOCKET_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
+// Prisma's codes for a server it cannot reach, that timed out or closed the
+// connection (P1xxx), a pool that found no connection in time (P2024) and a
+// server refusing more connections (P2037).
+const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+// The driver adapter's names for the same, as Prisma keeps them in `meta.driverAdapterError`.
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
 ]);
-// What `pg` throws, without a code, when a connection ends or the pool cannot get one.
-const UNAVAILABLE_MESSAGES = [
-  /^Connection terminated/,
-  /^timeout exceeded when trying to connect/,
-  /^Client has encountered a connection error/,
+// pg's own errors for a connection that ended or never came; they carry no code.
+const PG_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'is not queryable',
+  'Client was closed',
 ];
+
+function isUnavailableSqlState(code: unknown): boolean {
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.some((c) => code.startsWith(c));
+}
+
+interface DbErrorShape {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+}
 
 /**
  * True when a statement failed because the database could not be reached or
  * could not serve it (down, restarting, out of connections or resources),
- * not because of the statement: the same statement may succeed later.
+ * through Prisma or straight from pg, not because of the statement: the same
+ * statement may succeed once the database is back.
  */
-export function isDatabaseUnavailable(err: unknown): boolean {
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 8) return false;
+  if (err instanceof Prisma.PrismaClientInitializationError) return true;
+  if (err instanceof Prisma.PrismaClientKnownRequestError && PRISMA_UNAVAILABLE.has(err.code)) return true;
   const state = sqlState(err);
-  if (state) return UNAVAILABLE_CLASSES.some((c) => state.startsWith(c));
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && SOCKET_ERRORS.has(code)) return true;
-  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => m.test(message));
+  if (state) return isUnavailableSqlState(state);
+  const e = err as DbErrorShape;
+  const adapter = e.meta?.driverAdapterError?.cause;
+  if (adapter && (ADAPTER_UNAVAILABLE.has(adapter.kind as string) || isUnavailableSqlState(adapter.originalCode))) {
+    return true;
+  }
+  if (isUnavailableSqlState(e.code) || isSocketFailure(err)) return true;
+  if (typeof e.message === 'string' && PG_CONNECTION_MESSAGES.some((m) => (e.message as string).includes(m))) {
+    return true;
+  }
+  return isDatabaseUnavailable(e.cause, depth + 1);
 }

@@ -85,9 +85,42 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * Long enough for a database restart or a Redis failover to be over for most
+ * clients that honour it, short enough not to idle them once it is.
+ */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/** Always with Retry-After: a 503 is a "not now", and the client is told when to ask again. */
 export class ServiceUnavailableError extends AppError {
-  constructor(message: string, retryAfterSeconds?: number) {
-    super(503, message, {}, retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) });
+  constructor(message: string, retryAfterSeconds = DEPENDENCY_RETRY_AFTER_SECONDS) {
+    super(503, message, {}, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** A service the gateway stands on. */
+export type Dependency = 'database' | 'redis' | 'storage';
+
+const DEPENDENCY_NAMES: Record<Dependency, string> = {
+  database: 'The database',
+  redis: 'Redis',
+  storage: 'Object storage',
+};
+
+/**
+ * A dependency could not be reached (refused, cut, timed out, or answered
+ * that it is unavailable). Nothing is wrong with the request: the same request
+ * may succeed later, so it is a 503 with Retry-After, never a 500.
+ * `dependency` is undefined when only the transport error is known.
+ */
+export class DependencyUnavailableError extends ServiceUnavailableError {
+  constructor(
+    readonly dependency: Dependency | undefined,
+    options: { cause?: unknown } = {},
+  ) {
+    const what = dependency ? DEPENDENCY_NAMES[dependency] : 'A service this request needs';
+    super(`${what} is temporarily unavailable; retry later`, DEPENDENCY_RETRY_AFTER_SECONDS);
+    if (options.cause !== undefined) this.cause = options.cause;
   }
 }
 
@@ -107,4 +140,28 @@ export function invalid(loc: (string | number)[], msg: string, type = 'value_err
   const issue: ValidationIssue = { loc, msg, type };
   if (input !== undefined) issue.input = input;
   return new ValidationError([issue]);
+}
+
+const SOCKET_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * `err` or an error it wraps (`cause`, an AggregateError's parts) is a socket
+ * failure: a connection refused, cut or timed out. Clients such as pg report
+ * these bare, without saying which server they were talking to.
+ */
+export function isSocketFailure(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 8) return false;
+  const { code, cause, errors } = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && SOCKET_ERROR_CODES.has(code)) return true;
+  if (Array.isArray(errors) && errors.some((inner) => isSocketFailure(inner, depth + 1))) return true;
+  return isSocketFailure(cause, depth + 1);
 }

@@ -6,3 +6,4 @@ export * from './asset-job-producer';
 export * from './worker-shutdown';
 export * from './eviction-policy';
 export * from './observed-queues';
+export * from './redis-errors';

@@ -1,10 +1,13 @@
-import { AppError, ValidationError } from '@weft/errors';
+import { AppError, DependencyUnavailableError, ValidationError } from '@weft/errors';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { bodyTimedOut } from './body-pace';
+import { asDependencyOutage } from './dependency-outage';
 
-// The one place where errors become HTTP responses. Anything that is not an
-// AppError is a bug: the client gets a generic body, the log gets the details.
-// No response ever carries a stack trace.
+// The one place where errors become HTTP responses. An AppError says its own
+// status; a client's error saying PostgreSQL, Redis or the store is
+// unreachable is a 503 with Retry-After; anything else is a bug: the client
+// gets a generic body, the log gets the details. No response ever carries a
+// stack trace.
 
 interface BodyParserError extends Error {
   type?: string;
@@ -29,7 +32,7 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   if (!err || typeof err !== 'object') return undefined;
-  return fromBodyParser(err as BodyParserError);
+  return fromBodyParser(err as BodyParserError) ?? asDependencyOutage(err);
 }
 
 const INTERNAL_ERROR_BODY = '{"detail":"Internal server error"}';
@@ -61,6 +64,9 @@ function respond(rawErr: unknown, req: Request, res: Response): void {
     req.log?.error({ err: rawErr }, 'unhandled error');
     res.status(500).json({ detail: 'Internal server error' });
     return;
+  }
+  if (err instanceof DependencyUnavailableError) {
+    req.log?.warn({ dependency: err.dependency ?? 'unknown', err: rawErr }, 'dependency unavailable');
   }
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   if (err instanceof ValidationError) {

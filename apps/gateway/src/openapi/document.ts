@@ -23,6 +23,9 @@ function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
   }
   if (route.auth === 'admin') out[401] = error('Missing or wrong admin token');
   if (route.request?.body || route.request?.form) out[413] = error('Request body too large');
+  if (route.auth !== 'public') {
+    out[503] = error('PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds');
+  }
   return out;
 }
 

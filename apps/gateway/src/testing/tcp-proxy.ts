@@ -9,6 +9,13 @@ export interface TcpProxy {
    * for `ms`, as when a database restarts or a Redis node fails over.
    */
   outage(ms: number): Promise<void>;
+  /**
+   * The server stops, until `up()`: every open connection is cut and new ones
+   * are refused (ECONNREFUSED: nothing listens on the port).
+   */
+  down(): Promise<void>;
+  /** The server is back on the same port. */
+  up(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +44,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
+  const cut = () => {
+    for (const socket of open) socket.destroy();
+  };
   return {
     port,
     via(url) {
@@ -47,13 +57,22 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async outage(ms) {
       refusing = true;
-      for (const socket of open) socket.destroy();
+      cut();
       await new Promise((resolve) => setTimeout(resolve, ms));
       refusing = false;
     },
+    async down() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        cut();
+      });
+    },
+    async up() {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
     async close() {
-      for (const socket of open) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      cut();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

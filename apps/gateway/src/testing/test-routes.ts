@@ -11,6 +11,7 @@ import type { TestGateway } from './test-gateway';
 // rate limits, error responses) that must not depend on any resource's routes:
 // - GET /_test/whoami echoes the caller's AuthContext;
 // - POST /_test/things/:id (create bucket) validates a uuid and a body, then answers 404;
+// - GET /_test/bug throws a TypeError, a bug of ours;
 // - GET /_test/unserialisable throws an AppError whose body JSON cannot hold (a BigInt).
 
 const whoami = defineRoute({
@@ -37,6 +38,19 @@ const things = defineRoute({
   },
 });
 
+const bug = defineRoute({
+  method: 'get',
+  path: '/_test/bug',
+  summary: 'test',
+  tags: ['test'],
+  auth: 'api',
+  responses: {},
+  handler: async () => {
+    (undefined as unknown as { property: string }).property.trim();
+    return { status: 200 };
+  },
+});
+
 const unserialisable = defineRoute({
   method: 'get',
   path: '/_test/unserialisable',
@@ -53,7 +67,7 @@ const unserialisable = defineRoute({
 export function withTestRoutes(gw: TestGateway, deps: GatewayDeps = gw.deps, app: Express = gw.app): Express {
   const harness = express();
   harness.set('trust proxy', deps.config.TRUST_PROXY);
-  for (const route of [whoami, things, unserialisable] as AnyRoute[])
+  for (const route of [whoami, things, bug, unserialisable] as AnyRoute[])
     harness[route.method](route.path, mountRoute(route, deps));
   harness.use(app);
   harness.use(errorHandler);
