@@ -2,6 +2,7 @@ import { AppError, DependencyUnavailableError, ValidationError } from '@weft/err
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { bodyTimedOut } from './body-pace';
 import { asDependencyOutage } from './dependency-outage';
+import { jsonSyntaxError } from './json-body';
 
 // The one place where errors become HTTP responses. An AppError says its own
 // status; a client's error saying PostgreSQL, Redis or the store is
@@ -17,9 +18,7 @@ interface BodyParserError extends Error {
 
 function fromBodyParser(err: BodyParserError): AppError | undefined {
   if (err.type === 'entity.too.large') return new AppError(413, 'Request body too large');
-  if (err.type === 'entity.parse.failed') {
-    return new ValidationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
-  }
+  if (err.type === 'entity.parse.failed') return jsonSyntaxError(err);
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return new AppError(415, 'Unsupported request encoding');
   }

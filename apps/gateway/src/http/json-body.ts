@@ -1,4 +1,5 @@
 import { AppError, ValidationError } from '@weft/errors';
+import { parse as parseTolerantly, type ParseError } from 'jsonc-parser';
 
 /**
  * How deep objects and arrays may nest in a JSON body. A flow, its node
@@ -37,6 +38,15 @@ export function offsetBeyondDepth(bytes: Uint8Array, max: number): number {
     } else if (b === CLOSE_BRACKET || b === CLOSE_BRACE) depth--;
   }
   return -1;
+}
+
+/** 1-based line and column (in characters) of a code unit offset in `text`. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  let line = 1;
+  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+  return { line, column: offset - lineStart + 1 };
 }
 
 function lineAndColumnOfByte(bytes: Uint8Array, offset: number): { line: number; column: number } {
@@ -79,6 +89,46 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, chars
       msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels (line ${line}, column ${column}); objects and arrays may nest at most ${MAX_JSON_DEPTH} deep`,
       type: 'json_too_deep',
       ctx: { max_depth: MAX_JSON_DEPTH, line, column },
+    },
+  ]);
+}
+
+// V8's descriptions end in " in JSON at position N". Those without a
+// position (`Unexpected token 'x', "{"a": x}" is not valid JSON`) quote the
+// input around the error instead: there a tolerant parser finds the offending
+// token, and the message names it.
+const AT_POSITION = / in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/;
+const QUOTED_INPUT = /, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s;
+
+/** Where the error is (a code unit offset into `text`) and what it is, if it can be told. */
+function locateSyntaxError(message: string, text: string): { offset?: number; what: string } {
+  const position = AT_POSITION.exec(message);
+  if (position) return { offset: Number(position[1]), what: message.replace(AT_POSITION, '') };
+  if (message.startsWith('Unexpected end of JSON input')) return { offset: text.length, what: message };
+  // Without comments or trailing commas, the first error jsonc-parser finds is the one V8 met.
+  const errors: ParseError[] = [];
+  parseTolerantly(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return { what: message.replace(QUOTED_INPUT, '') };
+  const token = text.slice(first.offset, first.offset + Math.max(1, Math.min(first.length, 20)));
+  return { offset: first.offset, what: `Unexpected token '${token}'` };
+}
+
+/** The 422 for a body JSON.parse refused, saying what is wrong and at which line and column. */
+export function jsonSyntaxError(parseError: { message?: unknown; body?: unknown }): ValidationError {
+  const message = typeof parseError.message === 'string' ? parseError.message : 'Invalid JSON';
+  const text = typeof parseError.body === 'string' ? parseError.body : '';
+  const { offset, what } = locateSyntaxError(message, text);
+  if (offset === undefined) {
+    return new ValidationError([{ loc: ['body'], msg: `Invalid JSON: ${what}`, type: 'json_invalid' }]);
+  }
+  const { line, column } = lineAndColumn(text, offset);
+  return new ValidationError([
+    {
+      loc: ['body'],
+      msg: `Invalid JSON at line ${line}, column ${column}: ${what}`,
+      type: 'json_invalid',
+      ctx: { line, column, position: offset },
     },
   ]);
 }

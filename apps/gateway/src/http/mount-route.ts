@@ -1,3 +1,4 @@
+import { AppError } from '@weft/errors';
 import { setHttpRoute } from '@weft/telemetry';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { GatewayDeps } from '../deps';
@@ -11,6 +12,20 @@ function run(middleware: RequestHandler, req: Request, res: Response): Promise<v
   return new Promise((resolve, reject) => {
     void middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
   });
+}
+
+/** As type-is decides it: a body is coming when its length is announced or it is chunked. */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** A body express.json left alone: its Content-Type is not JSON's. */
+function notJson(req: Request): AppError {
+  const sent = req.headers['content-type']?.slice(0, 100);
+  return new AppError(
+    415,
+    `The body must be JSON: send Content-Type: application/json (${sent ? `got ${sent}` : 'none was sent'})`,
+  );
 }
 
 /** Turns a route declaration into an Express handler: guard, parse, validate, run, respond. */
@@ -28,7 +43,10 @@ export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
       let auth;
       if (route.auth === 'api') auth = await guardApiRequest(deps, req, res, bucket);
       else if (route.auth === 'admin') deps.authenticator.authenticateAdmin(req);
-      if (parseJson) await run(parseJson, req, res);
+      if (parseJson) {
+        await run(parseJson, req, res);
+        if (req.body === undefined && hasBody(req)) throw notJson(req);
+      }
 
       const { params, query, body } = route.request ?? {};
       const result = await route.handler({

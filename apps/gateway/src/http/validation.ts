@@ -1,8 +1,9 @@
 import { ValidationError, type ValidationIssue } from '@weft/errors';
 import { findUnstorableText } from '@weft/contracts';
 import type { z } from 'zod';
+import { issueMessage } from './issue-message';
 
-type Part = 'body' | 'query' | 'path';
+export type Part = 'body' | 'query' | 'path';
 
 // Zod's issue codes rendered in the style of interface.md 2.14 (FastAPI's
 // vocabulary), which is what clients of this interface already handle.
@@ -50,20 +51,38 @@ function issueCtx(issue: z.core.$ZodIssue): Record<string, unknown> | undefined 
   return undefined;
 }
 
+type Path = Array<string | number>;
+
+/**
+ * The issues to report for one of zod's: a union none of whose options
+ * matched says why in terms of the option that came closest, rather than
+ * zod's bare "Invalid input".
+ */
+function unfold(issue: z.core.$ZodIssue, at: Path): Array<{ issue: z.core.$ZodIssue; path: Path }> {
+  const path = [...at, ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ issue, path }];
+  if (issue.errors.every((option) => option.every((i) => i.code === 'invalid_type' && i.path.length === 0))) {
+    return [{ issue, path }];
+  }
+  const closest = issue.errors.reduce((best, option) => (option.length < best.length ? option : best));
+  return closest.flatMap((inner) => unfold(inner, path));
+}
+
 export function toValidationIssues(part: Part, error: z.ZodError, raw: unknown): ValidationIssue[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-    const input = valueAt(raw, path);
-    const out: ValidationIssue = {
-      loc: [part, ...path],
-      msg: issue.message,
-      type: issueType(issue, input),
-    };
-    if (input !== undefined) out.input = input;
-    const ctx = issueCtx(issue);
-    if (ctx) out.ctx = ctx;
-    return out;
-  });
+  return error.issues
+    .flatMap((issue) => unfold(issue, []))
+    .map(({ issue, path }) => {
+      const input = valueAt(raw, path);
+      const out: ValidationIssue = {
+        loc: [part, ...path],
+        msg: issueMessage(issue, input, part, path),
+        type: issueType(issue, input),
+      };
+      if (input !== undefined) out.input = input;
+      const ctx = issueCtx(issue);
+      if (ctx) out.ctx = ctx;
+      return out;
+    });
 }
 
 export function parsePart<S extends z.ZodType>(part: Part, schema: S, raw: unknown): z.output<S> {

@@ -23,6 +23,7 @@ function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
   }
   if (route.auth === 'admin') out[401] = error('Missing or wrong admin token');
   if (route.request?.body || route.request?.form) out[413] = error('Request body too large');
+  if (route.request?.body) out[415] = error('The body is not JSON: send Content-Type: application/json');
   if (route.auth !== 'public') {
     out[503] = error('PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds');
   }
@@ -115,7 +116,8 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
       version: '1.0.0',
       description:
         'Run AI agents and apps (flows of nodes) over HTTP. Interface version 1.0.0; ' +
-        'paths carry no version segment. Errors other than 422 have the body {"detail": "..."}.',
+        'paths carry no version segment. Errors other than 422 have the body {"detail": "..."}; ' +
+        "a 422 entry's msg says what was expected and what came, and for malformed JSON the line and column.",
     },
   });
 }
