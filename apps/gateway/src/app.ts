@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { createQueueBoard, QUEUE_BOARD_PATH } from './admin/queue-board';
 import type { GatewayDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { methodNotAllowed } from './http/method-not-allowed';
 import { mountRoute } from './http/mount-route';
 import { parseQuery } from './http/query-parser';
 import { rateLimitUnmatched } from './http/rate-limit-unrouted';
@@ -34,6 +35,8 @@ export function createApp(deps: GatewayDeps): Express {
   }
   for (const route of allRoutes) app[route.method](route.path, mountRoute(route, deps));
   app.use(rateLimitUnmatched(deps));
+  // Admin routes are unknown paths while /admin is disabled.
+  app.use(methodNotAllowed(allRoutes.filter((route) => route.auth !== 'admin' || deps.config.ADMIN_TOKEN)));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

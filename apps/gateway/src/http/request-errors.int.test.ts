@@ -142,3 +142,31 @@ describe('invalid values: what was expected, what came', () => {
     });
   });
 });
+
+describe('a known path with a method it does not serve', () => {
+  it.each([
+    ['delete', '/agents', 'GET, HEAD, POST'],
+    ['put', '/runs/0190f2a4-5b6c-7d8e-9f00-112233445566', 'DELETE, GET, HEAD'],
+    ['post', '/healthz', 'GET, HEAD'],
+    ['patch', '/runs/0190f2a4-5b6c-7d8e-9f00-112233445566/reviews/0190f2a4-5b6c-7d8e-9f00-112233445566', 'POST'],
+  ] as const)('%s %s: 405 with Allow: %s', async (method, path, allow) => {
+    const res = await request(gw.server)[method](path).set('X-Api-Key', apiKey);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.body).toEqual({ detail: `Method ${method.toUpperCase()} not allowed on this path; allowed: ${allow}` });
+    // Counted like every other request (interface.md 8.1).
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('a trailing slash is the same path', async () => {
+    const res = await request(gw.server).delete('/agents/').set('X-Api-Key', apiKey);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  it('a wrong method on an unknown path stays 404', async () => {
+    const res = await request(gw.server).delete('/no-such-thing').set('X-Api-Key', apiKey);
+    expect(res.status).toBe(404);
+    expect(res.headers.allow).toBeUndefined();
+  });
+});

@@ -117,7 +117,8 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
       description:
         'Run AI agents and apps (flows of nodes) over HTTP. Interface version 1.0.0; ' +
         'paths carry no version segment. Errors other than 422 have the body {"detail": "..."}; ' +
-        "a 422 entry's msg says what was expected and what came, and for malformed JSON the line and column.",
+        "a 422 entry's msg says what was expected and what came, and for malformed JSON the line and column. " +
+        'A known path asked with a method it does not serve answers 405 with Allow.',
     },
   });
 }
