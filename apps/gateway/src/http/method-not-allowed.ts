@@ -32,10 +32,9 @@ export function methodNotAllowed(routes: readonly AnyRoute[]): Router {
       next();
       return;
     }
-    res.setHeader('Allow', [...found].sort().join(', '));
-    res
-      .status(405)
-      .json({ detail: `Method ${req.method} not allowed on this path; allowed: ${[...found].sort().join(', ')}` });
+    const allow = [...found].sort().join(', ');
+    res.setHeader('Allow', allow);
+    res.status(405).json({ detail: `Method ${req.method} not allowed on this path; allowed: ${allow}` });
   });
   return router;
 }
