@@ -164,6 +164,20 @@ describe('a known path with a method it does not serve', () => {
     expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
+  it('admin paths: 405 while /admin is enabled, 404 like any unknown path while it is not', async () => {
+    const on = await request(gw.server).get('/admin/organizations');
+    expect(on.status).toBe(405);
+    expect(on.headers.allow).toBe('POST');
+    const off = await gw.startSibling({ ADMIN_TOKEN: '' });
+    try {
+      const res = await request(off.app).get('/admin/organizations');
+      expect(res.status).toBe(404);
+      expect(res.headers.allow).toBeUndefined();
+    } finally {
+      await off.close();
+    }
+  });
+
   it('a wrong method on an unknown path stays 404', async () => {
     const res = await request(gw.server).delete('/no-such-thing').set('X-Api-Key', apiKey);
     expect(res.status).toBe(404);
