@@ -1,5 +1,6 @@
 import { waitFor } from '@weft/testing';
 import request from 'supertest';
+import { pngBytes, upload } from '../testing/asset-fixtures';
 import { postAgent, splitFlow } from '../testing/catalog-fixtures';
 import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway';
@@ -31,11 +32,16 @@ afterAll(async () => {
 });
 
 /** A gateway instance of its own whose connections to `service` go through a proxy. */
-async function gatewayVia(service: 'DATABASE_URL' | 'REDIS_URL'): Promise<{ app: TestGateway; proxy: TcpProxy }> {
-  const u = new URL(gw.config[service]);
+async function gatewayVia(
+  service: 'DATABASE_URL' | 'REDIS_URL' | 'S3_ENDPOINT',
+): Promise<{ app: TestGateway; proxy: TcpProxy }> {
+  const url = gw.config[service]!;
+  const u = new URL(url);
   const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
   proxies.push(proxy);
-  const app = await gw.startSibling({ [service]: proxy.via(gw.config[service]) });
+  // A URL keeps no trailing slash the service's own lacked.
+  const via = proxy.via(url);
+  const app = await gw.startSibling({ [service]: url.endsWith('/') ? via : via.replace(/\/$/, '') });
   siblings.push(app);
   return { app, proxy };
 }
@@ -106,6 +112,26 @@ test('Redis stopped: no request answers 500; those that need Redis answer 503 wi
     await proxy.up();
   }
   await waitFor('POST /runs to answer 201 again', async () => (await createRun(app)).status === 201);
+});
+
+test('the object store stopped: uploads and downloads answer 503 with Retry-After, then 2xx again', async () => {
+  const { app, proxy } = await gatewayVia('S3_ENDPOINT');
+  const png = await pngBytes();
+  const stored = await upload(app.app, org.apiKey, png, { partName: 'a.png', contentType: 'image/png' });
+  expect(stored.status).toBe(200);
+  const download = () => request(app.app).get(`/assets/${stored.body.id}/download`).set('X-Api-Key', org.apiKey);
+
+  await proxy.down();
+  try {
+    expectUnavailable(await download(), /temporarily unavailable/);
+    expectUnavailable(
+      await upload(app.app, org.apiKey, png, { partName: 'b.png', contentType: 'image/png' }),
+      /temporarily unavailable/,
+    );
+  } finally {
+    await proxy.up();
+  }
+  await waitFor('the download to answer 200 again', async () => (await download()).status === 200);
 });
 
 test('a bug of ours is still a 500 with the generic body', async () => {
