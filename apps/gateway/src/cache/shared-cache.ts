@@ -1,3 +1,4 @@
+import { isRedisUnavailable } from '@weft/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { InvalidatedCache, type Loaded } from './invalidated-cache';
@@ -73,7 +74,15 @@ export function createSharedCache<V extends object>({
     get: (key) => cache.get(key),
     async changed(key) {
       cache.evict(key);
-      await redis.publish(channel, key);
+      try {
+        await redis.publish(channel, key);
+      } catch (err) {
+        // The change is committed: failing its request would invite a retry
+        // that repeats it (a second agent). Instances that miss the message
+        // drop the entry when its TTL ends, sooner while they are blind too.
+        if (!isRedisUnavailable(err)) throw err;
+        logger.warn({ err: (err as Error).message, channel, key }, 'invalidation not published: Redis unavailable');
+      }
     },
     whenLive: () => followed.whenLive(),
     close: () => followed.close(),
