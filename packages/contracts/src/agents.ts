@@ -58,7 +58,8 @@ export const ListAgentsQuery = PaginationQuery.extend({
   visibility: repeatable(FlowVisibilitySchema).openapi({
     description:
       "Repeatable. private / shared: the caller organization's own agents of that visibility; public: every " +
-      "organization's public agents. Omitted: private and shared.",
+      "organization's public agents, the caller's own included. Omitted: every agent of the caller organization, " +
+      'whatever its visibility.',
   }),
   search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.' }),
   owned: OwnedFlag,

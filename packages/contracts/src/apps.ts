@@ -50,7 +50,8 @@ export const ListAppsQuery = PaginationQuery.extend({
   visibility: repeatable(AppVisibilitySchema).openapi({
     description:
       "Repeatable. private / workspace / shared: the caller organization's own apps of that visibility; public: " +
-      "every organization's public apps. Omitted: private, workspace and shared.",
+      "every organization's public apps, the caller's own included. Omitted: every app of the caller organization, " +
+      'whatever its visibility.',
   }),
   search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.' }),
   owned: OwnedFlag,

@@ -16,10 +16,10 @@ export function formatBanner({ baseUrl, apiKey, stateFile, services }: BannerInf
     `  Secrets    ${stateFile} (ADMIN_TOKEN, JWT_SECRET)`,
     ...services.map((line) => `  ${line}`),
     '',
-    // The example catalog is public, and GET /agents without `visibility` lists
-    // only the caller's own non-public agents (interface.md 4.1).
+    // The example catalog belongs to this organization: GET /agents without
+    // `visibility` lists the caller organization's own agents.
     '  List the agents:',
-    `    curl -H "X-Api-Key: ${apiKey}" "${baseUrl}/agents?visibility=public"`,
+    `    curl -H "X-Api-Key: ${apiKey}" "${baseUrl}/agents"`,
     '',
     'Press Ctrl-C to stop.',
     '',

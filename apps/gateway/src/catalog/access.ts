@@ -7,12 +7,17 @@ import type { Prisma } from '@weft/db';
 //   private     owner organization only    owner, with visibility=private (or omitted)
 //   workspace   owner organization only    owner, with visibility=workspace (or omitted)   [apps only]
 //   shared      anyone authenticated       owner, with visibility=shared (or omitted)
-//   public      anyone authenticated       everyone, with visibility=public
+//   public      anyone authenticated       owner, when `visibility` is omitted; everyone, with visibility=public
 //
-// Omitting `visibility` lists the caller's own non-public objects. `owned=true`
+// Omitting `visibility` lists the caller's own objects, whatever their
+// visibility: interface.md's PRIVATE is "the organization's own agents", and
+// an organization that publishes its agents still expects to find them in its
+// list. Nothing of another organization is shared *with* the caller (sharing
+// is by id, like a link), so the default holds only the caller's own objects.
+// `visibility=public` is the catalog of every organization. `owned=true`
 // (extension) lists the caller's own objects of every visibility, or of the
-// given ones. Objects of other organizations that may not be read are reported
-// exactly like missing ones.
+// given ones. Objects of other organizations that may not be read are
+// reported exactly like missing ones.
 
 type FlowVisibility = z.infer<typeof FlowVisibilitySchema>;
 type AppVisibility = z.infer<typeof AppVisibilitySchema>;
@@ -22,17 +27,14 @@ export interface ListScope<V extends string> {
   owned: boolean;
 }
 
-const OWN_AGENT_DEFAULT: FlowVisibility[] = ['private', 'shared'];
-const OWN_APP_DEFAULT: AppVisibility[] = ['private', 'workspace', 'shared'];
-
 /** Visibilities of other organizations' objects that may be read by id. */
 export const READABLE_BY_OTHERS = { agent: ['shared', 'public'], app: ['shared', 'public'] } as const;
 
 export function agentListScope(orgId: string, scope: ListScope<FlowVisibility>): Prisma.AgentWhereInput {
-  if (scope.owned) {
+  if (scope.owned || !scope.visibility) {
     return { organizationId: orgId, ...(scope.visibility ? { visibility: { in: scope.visibility } } : {}) };
   }
-  const wanted = scope.visibility ?? OWN_AGENT_DEFAULT;
+  const wanted = scope.visibility;
   const own = wanted.filter((v) => v !== 'public');
   const or: Prisma.AgentWhereInput[] = [];
   if (own.length > 0) or.push({ organizationId: orgId, visibility: { in: own } });
@@ -44,10 +46,10 @@ export function agentListScope(orgId: string, scope: ListScope<FlowVisibility>):
 }
 
 export function appListScope(orgId: string, scope: ListScope<AppVisibility>): Prisma.AppWhereInput {
-  if (scope.owned) {
+  if (scope.owned || !scope.visibility) {
     return { organizationId: orgId, ...(scope.visibility ? { visibility: { in: scope.visibility } } : {}) };
   }
-  const wanted = scope.visibility ?? OWN_APP_DEFAULT;
+  const wanted = scope.visibility;
   const own = wanted.filter((v) => v !== 'public');
   const or: Prisma.AppWhereInput[] = [];
   if (own.length > 0) or.push({ organizationId: orgId, visibility: { in: own } });

@@ -45,12 +45,32 @@ describe('GET /agents: visibility', () => {
     });
   });
 
-  it('lists only the caller organization private and shared agents by default', async () => {
-    expect(await listNames(`/agents?tags=${tag}`, mine.apiKey)).toEqual(['mine-shared', 'mine-private']);
+  it("lists the caller organization's own agents of every visibility by default", async () => {
+    expect(await listNames(`/agents?tags=${tag}`, mine.apiKey)).toEqual(['mine-public', 'mine-shared', 'mine-private']);
+  });
+
+  it("leaves other organizations' shared and public agents out of the default list", async () => {
+    expect(await listNames(`/agents?tags=${tag}`, other.apiKey)).toEqual([
+      'other-public-draft',
+      'other-public',
+      'other-shared',
+      'other-private',
+    ]);
+  });
+
+  it('lists an organization whose agents are all public by default (the development catalog)', async () => {
+    const publisher = await gw.createOrg('publisher');
+    await postAgent(gw.app, publisher.apiKey, { name: 'catalog-a', visibility: 'public' });
+    await postAgent(gw.app, publisher.apiKey, { name: 'catalog-b', visibility: 'public' });
+    expect(await listNames('/agents', publisher.apiKey)).toEqual(['catalog-b', 'catalog-a']);
   });
 
   it('answers the same with a trailing slash', async () => {
-    expect(await listNames(`/agents/?tags=${tag}`, mine.apiKey)).toEqual(['mine-shared', 'mine-private']);
+    expect(await listNames(`/agents/?tags=${tag}`, mine.apiKey)).toEqual([
+      'mine-public',
+      'mine-shared',
+      'mine-private',
+    ]);
   });
 
   it.each([

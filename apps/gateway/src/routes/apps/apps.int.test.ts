@@ -257,9 +257,12 @@ describe('GET /apps and GET /apps/{app_id}', () => {
     return expectSchema(AppPageSchema, res.body).data.map((x) => x.name.replace(' 100%', ''));
   }
 
-  it('lists the caller organization non-public apps by default, with or without a trailing slash', async () => {
-    expect(await names('/apps')).toEqual(['a-shared', 'a-workspace', 'a-private']);
-    expect(await names('/apps/')).toEqual(['a-shared', 'a-workspace', 'a-private']);
+  it("lists the caller organization's own apps of every visibility by default, with or without a trailing slash", async () => {
+    const own = ['a-public', 'a-shared', 'a-workspace', 'a-private'];
+    expect(await names('/apps')).toEqual(own);
+    expect(await names('/apps/')).toEqual(own);
+    // Another organization's shared and public apps are not in it.
+    expect(await names('/apps', b.apiKey)).toEqual(['b-public', 'b-shared', 'b-workspace', 'b-private']);
   });
 
   it('filters by visibility; public spans organizations', async () => {
