@@ -1,7 +1,7 @@
 import type { AssetSummary } from '@weft/contracts';
-import { paginate, type Db, type KeysetQuery, type Page, type Prisma } from '@weft/db';
+import { pageOfRows, SqlValues, type Db, type Page } from '@weft/db';
 import type { UrlSigner } from '@weft/storage';
-import { ASSET_SUMMARY_SELECT, toAssetSummary } from './mappers';
+import { toAssetSummary, type AssetSummaryRow } from './mappers';
 
 export interface ListAssetsInput {
   limit: number;
@@ -11,6 +11,11 @@ export interface ListAssetsInput {
   run_id?: string;
   external_id?: string;
 }
+
+const SELECT = `s.id, s.external_id AS "externalId", s.asset_type AS "assetType", s.media_type AS "mediaType",
+  s.media_extension AS "mediaExtension", s.visibility, s.bookmarked, s.archived, s.downloaded,
+  s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.storage_key AS "storageKey",
+  s.preview_key AS "previewKey", s.agent_id AS "agentId", s.run_id AS "runId"`;
 
 /**
  * The caller organization's live assets, newest first. Filters combine with
@@ -23,22 +28,18 @@ export async function listAssets(
   organizationId: string,
   input: ListAssetsInput,
 ): Promise<Page<AssetSummary>> {
-  const where: Prisma.AssetWhereInput = { organizationId, deletedAt: null };
-  if (input.asset_ids) where.id = { in: input.asset_ids };
-  if (input.agent_id) where.agentId = input.agent_id;
-  if (input.run_id) where.runId = input.run_id;
-  if (input.external_id !== undefined) where.externalId = input.external_id;
+  const values = new SqlValues();
+  const where = [`s.organization_id = ${values.add(organizationId)}`, 's.deleted_at IS NULL'];
+  if (input.asset_ids) where.push(`s.id = ANY(${values.add(input.asset_ids)}::uuid[])`);
+  if (input.agent_id) where.push(`s.agent_id = ${values.add(input.agent_id)}::uuid`);
+  if (input.run_id) where.push(`s.run_id = ${values.add(input.run_id)}::uuid`);
+  if (input.external_id !== undefined) where.push(`s.external_id = ${values.add(input.external_id)}`);
 
-  const page = await paginate(
+  const page = await pageOfRows(
+    db.pool,
     input,
-    (keyset: KeysetQuery) =>
-      db.prisma.asset.findMany({
-        where: { AND: [where, keyset.where] },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        select: ASSET_SUMMARY_SELECT,
-      }),
-    (row) => row,
+    { select: SELECT, from: 'assets s', alias: 's', where, values },
+    (row: AssetSummaryRow) => row,
   );
   return { ...page, data: await Promise.all(page.data.map((row) => toAssetSummary(row, urls))) };
 }

@@ -6,7 +6,7 @@ import { attachmentDisposition, displayName } from './filename';
 
 type MediaExtension = (typeof MEDIA_EXTENSIONS)[number];
 
-/** The columns a summary needs; `select` this in list queries. */
+/** The columns a summary needs (list-assets.ts selects the same in SQL). */
 export const ASSET_SUMMARY_SELECT = {
   id: true,
   externalId: true,

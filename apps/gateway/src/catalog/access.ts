@@ -1,5 +1,5 @@
 import type { AppVisibilitySchema, FlowVisibilitySchema, z } from '@weft/contracts';
-import type { Prisma } from '@weft/db';
+import type { Prisma, SqlValues } from '@weft/db';
 
 // Who sees what in the catalog (interface.md 4.1, extensions.md 3):
 //
@@ -30,31 +30,49 @@ export interface ListScope<V extends string> {
 /** Visibilities of other organizations' objects that may be read by id. */
 export const READABLE_BY_OTHERS = { agent: ['shared', 'public'], app: ['shared', 'public'] } as const;
 
-export function agentListScope(orgId: string, scope: ListScope<FlowVisibility>): Prisma.AgentWhereInput {
-  if (scope.owned || !scope.visibility) {
-    return { organizationId: orgId, ...(scope.visibility ? { visibility: { in: scope.visibility } } : {}) };
-  }
-  const wanted = scope.visibility;
-  const own = wanted.filter((v) => v !== 'public');
-  const or: Prisma.AgentWhereInput[] = [];
-  if (own.length > 0) or.push({ organizationId: orgId, visibility: { in: own } });
-  // Other organizations' public agents are listed only once they can be run.
-  if (wanted.includes('public')) {
-    or.push({ visibility: 'public', OR: [{ organizationId: orgId }, { activeVersionId: { not: null } }] });
-  }
-  return { OR: or };
+/**
+ * SQL condition on the agents aliased `a`: the agents `orgId` lists with
+ * `scope`. Each arm matches an index: (organization_id, created_at, id) for
+ * the caller's own, (visibility, created_at, id) for the public catalog.
+ */
+export function agentListScope(orgId: string, scope: ListScope<FlowVisibility>, values: SqlValues): string {
+  return listScope(orgId, scope, values, {
+    alias: 'a',
+    visibilityType: 'AgentVisibility',
+    // Other organizations' public agents are listed only once they can be run.
+    othersPublic: 'a.active_version_id IS NOT NULL',
+  });
 }
 
-export function appListScope(orgId: string, scope: ListScope<AppVisibility>): Prisma.AppWhereInput {
+/** SQL condition on the apps aliased `p`: the apps `orgId` lists with `scope`. */
+export function appListScope(orgId: string, scope: ListScope<AppVisibility>, values: SqlValues): string {
+  return listScope(orgId, scope, values, { alias: 'p', visibilityType: 'AppVisibility', othersPublic: 'TRUE' });
+}
+
+interface ScopeTable {
+  alias: string;
+  /** The PostgreSQL enum of the visibility column. */
+  visibilityType: string;
+  /** What another organization's public row must also satisfy to be listed. */
+  othersPublic: string;
+}
+
+function listScope(orgId: string, scope: ListScope<string>, values: SqlValues, table: ScopeTable): string {
+  const { alias: t, visibilityType } = table;
+  const org = values.add(orgId);
+  const visibilities = (list: string[]) => `${t}.visibility = ANY(${values.add(list)}::"${visibilityType}"[])`;
   if (scope.owned || !scope.visibility) {
-    return { organizationId: orgId, ...(scope.visibility ? { visibility: { in: scope.visibility } } : {}) };
+    return scope.visibility
+      ? `${t}.organization_id = ${org} AND ${visibilities(scope.visibility)}`
+      : `${t}.organization_id = ${org}`;
   }
-  const wanted = scope.visibility;
-  const own = wanted.filter((v) => v !== 'public');
-  const or: Prisma.AppWhereInput[] = [];
-  if (own.length > 0) or.push({ organizationId: orgId, visibility: { in: own } });
-  if (wanted.includes('public')) or.push({ visibility: 'public' });
-  return { OR: or };
+  const own = scope.visibility.filter((v) => v !== 'public');
+  const arms: string[] = [];
+  if (own.length > 0) arms.push(`(${t}.organization_id = ${org} AND ${visibilities(own)})`);
+  if (scope.visibility.includes('public')) {
+    arms.push(`(${t}.visibility = 'public' AND (${t}.organization_id = ${org} OR ${table.othersPublic}))`);
+  }
+  return `(${arms.join(' OR ')})`;
 }
 
 /** Prisma condition: agents the organization may read by id. */

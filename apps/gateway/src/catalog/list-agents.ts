@@ -1,8 +1,8 @@
 import type { AgentSummary, FlowVisibilitySchema, z } from '@weft/contracts';
-import { paginate, type Db, type KeysetQuery, type Page, type Prisma } from '@weft/db';
+import { pageOfRows, SqlValues, type Db, type Page } from '@weft/db';
 import { agentListScope } from './access';
 import { escapeLike } from './like';
-import { toAgentSummary } from './mappers';
+import { toAgentSummary, type AgentSummaryRow } from './mappers';
 
 export interface ListAgentsInput {
   limit: number;
@@ -14,29 +14,21 @@ export interface ListAgentsInput {
   owned: boolean;
 }
 
-export async function listAgents(db: Db, orgId: string, input: ListAgentsInput): Promise<Page<AgentSummary>> {
-  const filters: Prisma.AgentWhereInput[] = [agentListScope(orgId, input)];
-  if (input.tags && input.tags.length > 0) filters.push({ tags: { hasEvery: input.tags } });
-  if (input.search) filters.push({ name: { contains: escapeLike(input.search), mode: 'insensitive' } });
+// The summary's inputs and has_human_review live on the active version: joined
+// in the same statement, one per page.
+const SELECT = `a.id, a.name, a.description, a.tags, a.visibility, a.estimated_cost AS "estimatedCost",
+  a.created_at AS "createdAt", v.inputs, v.has_human_review AS "hasHumanReview"`;
+const FROM = 'agents a LEFT JOIN agent_versions v ON v.id = a.active_version_id';
 
-  return paginate(
+export async function listAgents(db: Db, orgId: string, input: ListAgentsInput): Promise<Page<AgentSummary>> {
+  const values = new SqlValues();
+  const where = [agentListScope(orgId, input, values)];
+  if (input.tags && input.tags.length > 0) where.push(`a.tags @> ${values.add(input.tags)}::text[]`);
+  if (input.search) where.push(`a.name ILIKE ${values.add(`%${escapeLike(input.search)}%`)}`);
+  return pageOfRows<AgentSummaryRow, AgentSummary>(
+    db.pool,
     input,
-    (keyset: KeysetQuery) =>
-      db.prisma.agent.findMany({
-        where: { AND: [...filters, keyset.where] },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        select: {
-          id: true,
-          name: true,
-          description: true,
-          tags: true,
-          visibility: true,
-          estimatedCost: true,
-          createdAt: true,
-          activeVersion: { select: { inputs: true, hasHumanReview: true } },
-        },
-      }),
+    { select: SELECT, from: FROM, alias: 'a', where, values },
     toAgentSummary,
   );
 }

@@ -1,8 +1,8 @@
 import type { AppSummary, AppVisibilitySchema, z } from '@weft/contracts';
-import { paginate, type Db, type KeysetQuery, type Page, type Prisma } from '@weft/db';
+import { pageOfRows, SqlValues, type Db, type Page } from '@weft/db';
 import { appListScope } from './access';
 import { escapeLike } from './like';
-import { toAppSummary } from './mappers';
+import { toAppSummary, type AppSummaryRow } from './mappers';
 
 export interface ListAppsInput {
   limit: number;
@@ -12,28 +12,17 @@ export interface ListAppsInput {
   owned: boolean;
 }
 
-export async function listApps(db: Db, orgId: string, input: ListAppsInput): Promise<Page<AppSummary>> {
-  const filters: Prisma.AppWhereInput[] = [appListScope(orgId, input)];
-  if (input.search) filters.push({ name: { contains: escapeLike(input.search), mode: 'insensitive' } });
+const SELECT = `p.id, p.name, p.description, p.avatar_url AS "avatarUrl", p.visibility,
+  p.estimated_cost AS "estimatedCost", p.inputs, p.created_at AS "createdAt"`;
 
-  return paginate(
+export async function listApps(db: Db, orgId: string, input: ListAppsInput): Promise<Page<AppSummary>> {
+  const values = new SqlValues();
+  const where = [appListScope(orgId, input, values)];
+  if (input.search) where.push(`p.name ILIKE ${values.add(`%${escapeLike(input.search)}%`)}`);
+  return pageOfRows<AppSummaryRow, AppSummary>(
+    db.pool,
     input,
-    (keyset: KeysetQuery) =>
-      db.prisma.app.findMany({
-        where: { AND: [...filters, keyset.where] },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        select: {
-          id: true,
-          name: true,
-          description: true,
-          avatarUrl: true,
-          visibility: true,
-          estimatedCost: true,
-          inputs: true,
-          createdAt: true,
-        },
-      }),
+    { select: SELECT, from: 'apps p', alias: 'p', where, values },
     toAppSummary,
   );
 }

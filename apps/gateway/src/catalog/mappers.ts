@@ -64,9 +64,14 @@ export function toDraftAgent(agent: AgentRow): Agent {
   };
 }
 
-export function toAgentSummary(
-  agent: AgentRow & { activeVersion: Pick<VersionRow, 'inputs' | 'hasHumanReview'> | null },
-): AgentSummary {
+/** An agent with what its active version adds to a summary (null while it has none). */
+export interface AgentSummaryRow extends AgentRow {
+  createdAt: Date;
+  inputs: unknown;
+  hasHumanReview: boolean | null;
+}
+
+export function toAgentSummary(agent: AgentSummaryRow): AgentSummary {
   return {
     id: agent.id,
     name: agent.name,
@@ -74,8 +79,8 @@ export function toAgentSummary(
     tags: agent.tags ?? [],
     estimated_cost: agent.estimatedCost,
     visibility: agent.visibility,
-    inputs: (agent.activeVersion?.inputs as AgentInput[] | undefined) ?? [],
-    has_human_review: agent.activeVersion?.hasHumanReview ?? false,
+    inputs: (agent.inputs as AgentInput[] | null) ?? [],
+    has_human_review: agent.hasHumanReview ?? false,
   };
 }
 
@@ -105,7 +110,9 @@ export function toApp(app: AppRow): App {
   };
 }
 
-export function toAppSummary(app: Omit<AppRow, 'outputs' | 'agentId'>): AppSummary {
+export type AppSummaryRow = Omit<AppRow, 'outputs' | 'agentId'> & { createdAt: Date };
+
+export function toAppSummary(app: AppSummaryRow): AppSummary {
   return {
     id: app.id,
     name: app.name,

@@ -1,5 +1,5 @@
 import type { AppRunSummary, RunSummary } from '@weft/contracts';
-import { paginate, type Db, type KeysetQuery, type Page } from '@weft/db';
+import { pageOfRows, SqlValues, type Db, type Page, type PageStatement } from '@weft/db';
 
 export interface ListRunsInput {
   limit: number;
@@ -8,42 +8,38 @@ export interface ListRunsInput {
   external_id?: string | undefined;
 }
 
-const SUMMARY = {
-  id: true,
-  agentId: true,
-  appId: true,
-  externalId: true,
-  status: true,
-  progress: true,
-  awaitingHumanReview: true,
-  createdAt: true,
-  startedAt: true,
-  completedAt: true,
-  cost: true,
-} as const;
+interface SummaryRow {
+  id: string;
+  agentId: string;
+  appId: string | null;
+  externalId: string | null;
+  status: RunSummary['status'];
+  progress: number;
+  awaitingHumanReview: boolean;
+  createdAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  cost: number | null;
+}
 
-function fetchPage(db: Db, orgId: string, kind: 'agent' | 'app', input: ListRunsInput) {
-  return (keyset: KeysetQuery) =>
-    db.prisma.run.findMany({
-      where: {
-        AND: [
-          { organizationId: orgId, kind },
-          input.status ? { status: input.status } : {},
-          input.external_id !== undefined ? { externalId: input.external_id } : {},
-          keyset.where,
-        ],
-      },
-      orderBy: keyset.orderBy,
-      take: keyset.take,
-      select: SUMMARY,
-    });
+const SELECT = `r.id, r.agent_id AS "agentId", r.app_id AS "appId", r.external_id AS "externalId", r.status,
+  r.progress, r.awaiting_human_review AS "awaitingHumanReview", r.created_at AS "createdAt",
+  r.started_at AS "startedAt", r.completed_at AS "completedAt", r.cost`;
+
+/** The organization's runs of one kind (index organization_id, kind, created_at, id), filtered. */
+function statement(orgId: string, kind: 'agent' | 'app', input: ListRunsInput): PageStatement {
+  const values = new SqlValues();
+  const where = [`r.organization_id = ${values.add(orgId)}`, `r.kind = '${kind}'`];
+  if (input.status) where.push(`r.status = ${values.add(input.status)}::"RunStatus"`);
+  if (input.external_id !== undefined) where.push(`r.external_id = ${values.add(input.external_id)}`);
+  return { select: SELECT, from: 'runs r', alias: 'r', where, values };
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** GET /runs: the organization's agent runs, newest first (index organization_id, kind, created_at, id). */
+/** GET /runs: the organization's agent runs, newest first. */
 export function listRuns(db: Db, orgId: string, input: ListRunsInput): Promise<Page<RunSummary>> {
-  return paginate(input, fetchPage(db, orgId, 'agent', input), (r) => ({
+  return pageOfRows(db.pool, input, statement(orgId, 'agent', input), (r: SummaryRow) => ({
     id: r.id,
     agent_id: r.agentId,
     external_id: r.externalId,
@@ -59,7 +55,7 @@ export function listRuns(db: Db, orgId: string, input: ListRunsInput): Promise<P
 
 /** GET /app-runs: the organization's app runs, newest first. */
 export function listAppRuns(db: Db, orgId: string, input: ListRunsInput): Promise<Page<AppRunSummary>> {
-  return paginate(input, fetchPage(db, orgId, 'app', input), (r) => ({
+  return pageOfRows(db.pool, input, statement(orgId, 'app', input), (r: SummaryRow) => ({
     id: r.id,
     app_id: r.appId!,
     external_id: r.externalId,
