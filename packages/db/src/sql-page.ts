@@ -3,11 +3,12 @@ import type { Pool } from 'pg';
 import { afterPositionSql, decodeCursor, toPage, type KeysetPosition, type Page, type PageRequest } from './pagination';
 
 // One page of a list as one SQL statement through the pool Prisma shares. A
-// list is what dashboards and SDKs call most, and through Prisma a page cost
-// several times the CPU of the same statement through `pg` (each relation a
-// query of its own, every row and field converted twice). The text of a page
-// depends only on which filters are present, never on their values, so each
-// combination is a named statement, prepared once per connection.
+// list is what dashboards and SDKs call most; through Prisma a page cost the
+// gateway two to three times the CPU it costs this way (an agents page was
+// two queries, the agents and then their versions; docs/adr/0021). The text
+// of a page depends only on which filters are present, never on their
+// values, so each combination is a named statement, prepared once per
+// connection.
 
 /** The values of a statement being built: `add` answers the placeholder of each. */
 export class SqlValues {
