@@ -5,7 +5,7 @@ import { afterPositionSql, decodeCursor, toPage, type KeysetPosition, type Page,
 // One page of a list as one SQL statement through the pool Prisma shares. A
 // list is what dashboards and SDKs call most; through Prisma a page cost the
 // gateway two to three times the CPU it costs this way (an agents page was
-// two queries, the agents and then their versions; docs/adr/0021). The text
+// two queries, the agents and then their versions; docs/adr/0027). The text
 // of a page depends only on which filters are present, never on their
 // values, so each combination is a named statement, prepared once per
 // connection.

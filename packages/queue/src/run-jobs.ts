@@ -25,7 +25,7 @@ export const ExecuteNodeJob = z.object({
   nodeType: z.string().min(1).optional(),
   /**
    * The run's organization, whose slot the job holds (fair sharing, ADR
-   * 0021): the worker gives it back when the job is done. Optional: jobs
+   * 0025): the worker gives it back when the job is done. Optional: jobs
    * enqueued by an older version lack it and hold none.
    */
   organizationId: z.uuid().optional(),

@@ -34,7 +34,7 @@ export const READABLE_BY_OTHERS = { agent: ['shared', 'public'], app: ['shared',
  * SQL condition on the agents aliased `a`: the agents `orgId` lists with
  * `scope`. Each arm alone walks an index, (organization_id, created_at, id)
  * for the caller's own and (visibility, created_at, id) for the public
- * catalog; both at once (an own visibility with `public`) scan (ADR 0021).
+ * catalog; both at once (an own visibility with `public`) scan (ADR 0027).
  */
 export function agentListScope(orgId: string, scope: ListScope<FlowVisibility>, values: SqlValues): string {
   return listScope(orgId, scope, values, {

@@ -6,7 +6,7 @@ import { startRunStack, type RunStack } from '../testing/test-runs';
 import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testing/worker-process';
 
 // A worker process killed while it holds an organization's only slot (ADR
-// 0021): the slot is the job's, not the process's, so the worker that takes the
+// 0025): the slot is the job's, not the process's, so the worker that takes the
 // job over holds it on, and the organization's next node runs after it.
 
 jest.setTimeout(90_000);
