@@ -11,7 +11,7 @@ import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
 import { startAssetWorker } from './assets/asset-worker';
-import { startOpsServer } from './http/ops-server';
+import { ListenError, startOpsServer } from './http/ops-server';
 import { createWorkerMetrics } from './http/worker-metrics';
 
 // Composition root of a worker process: connects, proves its dependencies,
@@ -44,6 +44,11 @@ async function main() {
         pingStorage: () => storage.ping(),
         local: { processors: () => processing },
       }),
+  }).catch((err: unknown) => {
+    // Like the gateway's PORT: one line naming the setting to change, no stack trace.
+    if (!(err instanceof ListenError)) throw err;
+    logger.fatal(err.message);
+    process.exit(1);
   });
 
   await db.pool.query('SELECT 1');

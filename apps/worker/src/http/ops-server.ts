@@ -20,6 +20,14 @@ export interface OpsServerOptions {
   logger: Logger;
 }
 
+/** The listener cannot start where configured; the message names the address and the setting to change. */
+export class ListenError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
 export interface OpsServer {
   port: number;
   close(): Promise<void>;
@@ -72,17 +80,18 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   // Probes and scrapes are short; an idle connection must not hold up shutdown.
   server.keepAliveTimeout = 5000;
   server.listen(options.port, options.host);
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([err]) => {
-      const e = err as NodeJS.ErrnoException;
-      throw new Error(
-        e.code === 'EADDRINUSE'
-          ? `WORKER_HTTP_PORT ${options.port} is already in use: set WORKER_HTTP_PORT to a free port (0 picks one)`
-          : `cannot listen on ${options.host}:${options.port}: ${e.message}`,
-      );
-    }),
-  ]);
+  try {
+    // Rejects with the server's 'error' (a taken port) instead of waiting on.
+    await once(server, 'listening');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ListenError(
+      e.code === 'EADDRINUSE'
+        ? `Port ${options.port} on ${options.host} is already in use: set WORKER_HTTP_PORT to a free port (0 picks one)`
+        : `Cannot listen on ${options.host}:${options.port} (WORKER_HTTP_HOST, WORKER_HTTP_PORT): ${e.message}`,
+      { cause: e },
+    );
+  }
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: options.host }, 'worker http listening');
   return {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseExposition } from '@weft/metrics';
@@ -164,5 +165,37 @@ test('with METRICS_TOKEN, the worker wants it for /metrics but not for its probe
     expect((await worker.get('/healthz')).status).toBe(200);
   } finally {
     await worker.stop();
+  }
+});
+
+test('a taken WORKER_HTTP_PORT stops the worker with one line saying which setting to change', async () => {
+  const holder = net.createServer();
+  holder.listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  const { port } = holder.address() as net.AddressInfo;
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/worker/src/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env.env, WORKER_HTTP_PORT: String(port), WORKER_HTTP_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+
+    expect(code).toBe(1);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toMatch(/EADDRINUSE/);
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level === 60).map((l) => l.msg)).toEqual([
+      `Port ${port} on 127.0.0.1 is already in use: set WORKER_HTTP_PORT to a free port (0 picks one)`,
+    ]);
+  } finally {
+    holder.close();
   }
 });
