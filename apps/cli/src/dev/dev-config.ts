@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { DEFAULT_POSTGRES_PORT, DEFAULT_REDIS_PORT, DEFAULT_S3_PORT } from '@weft/devstack';
 import { z } from 'zod';
 
 // The only place in the dev launcher that reads process.env. Everything set
@@ -13,6 +14,10 @@ const DevEnv = z.object({
   /** Where embedded services keep their data and dev.json its secrets; relative to the repository root. */
   WEFT_DATA_DIR: envString().default('.weft'),
   DATABASE_URL: envOptionalString().pipe(z.url().optional()),
+  /** Without a URL: where a running server is looked for, and else where the embedded one listens. */
+  WEFT_POSTGRES_PORT: envPort().default(DEFAULT_POSTGRES_PORT),
+  WEFT_REDIS_PORT: envPort().default(DEFAULT_REDIS_PORT),
+  WEFT_S3_PORT: envPort().default(DEFAULT_S3_PORT),
   REDIS_URL: envOptionalString().pipe(z.url().optional()),
   ...s3EnvShape,
   ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),

@@ -40,14 +40,21 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
 
   try {
     const [postgres, redis, s3] = await Promise.all([
-      ensurePostgres({ url: config.DATABASE_URL, database: 'weft', dataDir: at('postgres'), log }).then(track),
-      ensureRedis({ url: config.REDIS_URL, dataDir: at('redis'), log }).then(track),
+      ensurePostgres({
+        url: config.DATABASE_URL,
+        port: config.WEFT_POSTGRES_PORT,
+        database: 'weft',
+        dataDir: at('postgres'),
+        log,
+      }).then(track),
+      ensureRedis({ url: config.REDIS_URL, port: config.WEFT_REDIS_PORT, dataDir: at('redis'), log }).then(track),
       ensureS3({
         endpoint: config.S3_ENDPOINT,
         region: config.S3_REGION,
         accessKeyId: config.S3_ACCESS_KEY_ID,
         secretAccessKey: config.S3_SECRET_ACCESS_KEY,
         forcePathStyle: config.S3_FORCE_PATH_STYLE,
+        port: config.WEFT_S3_PORT,
         dataDir: at('s3'),
         log,
       }).then(track),

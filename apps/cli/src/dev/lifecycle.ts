@@ -1,11 +1,21 @@
 /**
+ * One Ctrl-C reaches the launcher more than once: the terminal signals the
+ * whole foreground process group, and npm relays the same SIGINT to the
+ * script it runs. A repeat within this interval of the first is that same
+ * Ctrl-C; only a later one is a person asking to force.
+ */
+export const FORCE_AFTER_MS = 2000;
+
+/**
  * Ordered shutdown for the launcher: things are stopped in the reverse order
  * they were started (applications before the databases they use). The first
- * SIGINT/SIGTERM starts it; a second one while stopping kills what is left.
+ * SIGINT/SIGTERM starts it; another one at least FORCE_AFTER_MS later, while
+ * still stopping, exits without waiting.
  */
 export class Lifecycle {
   private readonly stoppers: Array<{ name: string; stop: () => Promise<unknown> }> = [];
   private stopping: Promise<void> | undefined;
+  private firstSignalAt: number | undefined;
 
   constructor(private readonly log: (line: string) => void) {}
 
@@ -23,16 +33,22 @@ export class Lifecycle {
   }
 
   handleSignals(): void {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.on(signal, () => {
-        if (this.stopping) {
-          this.log(`${signal} again: exiting without waiting`);
-          process.exit(1);
-        }
-        this.log(`${signal}: stopping (again to force)`);
-        void this.stop(0);
-      });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => this.onSignal(signal));
+  }
+
+  /** What a SIGINT/SIGTERM does: start stopping, ignore a copy of the same one, or force. */
+  onSignal(signal: NodeJS.Signals): 'stop' | 'repeat' | 'force' {
+    const now = Date.now();
+    if (this.firstSignalAt === undefined) {
+      this.firstSignalAt = now;
+      this.log(`${signal}: stopping (Ctrl-C again to force)`);
+      void this.stop(0);
+      return 'stop';
     }
+    if (now - this.firstSignalAt < FORCE_AFTER_MS) return 'repeat';
+    this.log(`${signal} again: exiting without waiting`);
+    process.exit(1);
+    return 'force';
   }
 
   /** Undoes everything registered, then exits with `exitCode`. */
@@ -40,6 +56,7 @@ export class Lifecycle {
     this.stopping ??= (async () => {
       for (const { name, stop } of this.stoppers.reverse()) {
         await stop().catch((err: Error) => this.log(`stopping ${name}: ${err.message}`));
+        this.log(`stopped ${name}`);
       }
       process.exit(exitCode);
     })();
