@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { envInt, envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
 import { DEFAULT_POSTGRES_PORT, DEFAULT_REDIS_PORT, DEFAULT_S3_PORT } from '@weft/devstack';
 import { z } from 'zod';
 
@@ -11,6 +11,10 @@ const DevEnv = z.object({
   PORT: envPort().default(8080),
   /** Loopback by default: a development stack with generated secrets should not face the network. */
   HOST: envString().default('127.0.0.1'),
+  /** The worker's /metrics, /healthz and /readyz listener; 0 lets the worker pick a free port. */
+  WORKER_HTTP_PORT: envInt(0, 65535).default(9464),
+  /** Loopback by default, like HOST (the worker's own default faces the network, for Prometheus). */
+  WORKER_HTTP_HOST: envString().default('127.0.0.1'),
   /** Where embedded services keep their data and dev.json its secrets; relative to the repository root. */
   WEFT_DATA_DIR: envString().default('.weft'),
   DATABASE_URL: envOptionalString().pipe(z.url().optional()),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -132,6 +133,14 @@ test('one Ctrl-C, relayed or not, stops the gateway and worker, then the embedde
   if (!started) throw new Error(`npm run dev exited before its banner:\n${output()}`);
   expect(output()).toContain('postgres: started embedded PostgreSQL');
 
+  // In dev the worker's listener is on loopback, like the gateway.
+  const listening = launcher.lines
+    .filter((line) => line.startsWith('[worker]'))
+    .map((line) => JSON.parse(line.slice('[worker]'.length)) as { msg: string; host?: string; port?: number })
+    .find((entry) => entry.msg === 'worker http listening');
+  expect(listening).toMatchObject({ host: '127.0.0.1', port: workerPort });
+  expect((await fetch(`http://127.0.0.1:${workerPort}/healthz`)).status).toBe(200);
+
   const signalledAt = launcher.lines.length;
   launcher.signalGroup('SIGINT');
   // A relay (npm through a shell that exec'd the script, tsx's wrapper) sends
@@ -160,4 +169,30 @@ test('one Ctrl-C, relayed or not, stops the gateway and worker, then the embedde
     /database system is shut down/,
   );
   expect(fs.existsSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'))).toBe(false);
+});
+
+test("a taken worker metrics port is named before anything starts, like the gateway's", async () => {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port: workerPort } = holder.address() as net.AddressInfo;
+  try {
+    const launcher = startLauncher({
+      ...env.env,
+      PORT: String(await freePort()),
+      WORKER_HTTP_PORT: String(workerPort),
+      WEFT_DATA_DIR: newDataDir(),
+    });
+    const { code } = await launcher.exited;
+    const output = launcher.lines.join('\n');
+
+    expect(code).toBe(1);
+    expect(output).toContain(
+      `Port ${workerPort} on 127.0.0.1 is already in use, so the worker's metrics and health listener cannot ` +
+        'start there. Stop what uses it (an earlier `npm run dev`?) or choose another port: ' +
+        `WORKER_HTTP_PORT=${workerPort + 1} npm run dev (0 picks a free one)`,
+    );
+    expect(output).not.toMatch(/EADDRINUSE|exited during start-up|^\[(gateway|worker)\]/m);
+  } finally {
+    holder.close();
+  }
 });

@@ -25,12 +25,23 @@ const log = (line: string) => process.stdout.write(`[dev]     ${line}\n`);
 
 async function main(lifecycle: Lifecycle): Promise<void> {
   const config = loadDevConfig();
+  // Both before anything starts: a taken port found by the gateway or worker
+  // itself would end the stack half-started, with its error among their logs.
   await assertPortFree(
     config.PORT,
     config.HOST,
     'the gateway',
-    'Stop what uses it (an earlier `npm run dev`?) or choose another port: PORT=8081 npm run dev',
+    `Stop what uses it (an earlier \`npm run dev\`?) or choose another port: PORT=${config.PORT + 1} npm run dev`,
   );
+  if (config.WORKER_HTTP_PORT !== 0) {
+    await assertPortFree(
+      config.WORKER_HTTP_PORT,
+      config.WORKER_HTTP_HOST,
+      "the worker's metrics and health listener",
+      'Stop what uses it (an earlier `npm run dev`?) or choose another port: ' +
+        `WORKER_HTTP_PORT=${config.WORKER_HTTP_PORT + 1} npm run dev (0 picks a free one)`,
+    );
+  }
 
   const stateFile = devStateFile(config.dataDir);
   const state = loadDevState(stateFile, log);
@@ -69,6 +80,8 @@ function appEnvironment(
     ...process.env,
     PORT: String(config.PORT),
     HOST: config.HOST,
+    WORKER_HTTP_PORT: String(config.WORKER_HTTP_PORT),
+    WORKER_HTTP_HOST: config.WORKER_HTTP_HOST,
     DATABASE_URL: services.databaseUrl,
     REDIS_URL: services.redisUrl,
     S3_ENDPOINT: services.s3.endpoint,
