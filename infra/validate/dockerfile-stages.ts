@@ -5,7 +5,7 @@ import { DockerfileParser, type Instruction, type JSONInstruction } from 'docker
 
 export interface Stage {
   name: string | undefined;
-  /** The base image with build arguments' defaults substituted (`node:20.19.5-bookworm-slim`, or a stage name). */
+  /** The base image with build arguments' defaults substituted (`node:22.23.3-bookworm-slim`, or a stage name). */
   from: string;
   instructions: Instruction[];
 }
