@@ -1,10 +1,11 @@
 /**
- * One Ctrl-C reaches the launcher more than once: the terminal signals the
- * whole foreground process group, and npm relays the same SIGINT to the
- * script it runs. A repeat within this interval of the first is that same
- * Ctrl-C; only a later one is a person asking to force.
+ * One Ctrl-C can reach the launcher more than once: the terminal signals the
+ * whole foreground process group, and a parent may relay the same SIGINT (npm
+ * through a shell that became the script, tsx's wrapper; docs/adr/0021). A
+ * repeat within this interval of the first is that same Ctrl-C; only a later
+ * one is a person asking to force.
  */
-export const FORCE_AFTER_MS = 2000;
+const FORCE_AFTER_MS = 2000;
 
 /**
  * Ordered shutdown for the launcher: things are stopped in the reverse order
@@ -36,19 +37,18 @@ export class Lifecycle {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => this.onSignal(signal));
   }
 
-  /** What a SIGINT/SIGTERM does: start stopping, ignore a copy of the same one, or force. */
-  onSignal(signal: NodeJS.Signals): 'stop' | 'repeat' | 'force' {
+  /** The first signal starts stopping; a copy of it is ignored; a later one forces. */
+  private onSignal(signal: NodeJS.Signals): void {
     const now = Date.now();
     if (this.firstSignalAt === undefined) {
       this.firstSignalAt = now;
       this.log(`${signal}: stopping (Ctrl-C again to force)`);
       void this.stop(0);
-      return 'stop';
+      return;
     }
-    if (now - this.firstSignalAt < FORCE_AFTER_MS) return 'repeat';
+    if (now - this.firstSignalAt < FORCE_AFTER_MS) return;
     this.log(`${signal} again: exiting without waiting`);
     process.exit(1);
-    return 'force';
   }
 
   /** Undoes everything registered, then exits with `exitCode`. */
