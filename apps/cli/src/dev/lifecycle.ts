@@ -1,7 +1,7 @@
 /**
  * One Ctrl-C can reach the launcher more than once: the terminal signals the
  * whole foreground process group, and a parent may relay the same SIGINT (npm
- * through a shell that became the script, tsx's wrapper; docs/adr/0021). A
+ * through a shell that became the script, tsx's wrapper; docs/adr/0028). A
  * repeat within this interval of the first is that same Ctrl-C; only a later
  * one is a person asking to force.
  */
