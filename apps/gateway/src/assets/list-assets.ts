@@ -1,7 +1,7 @@
 import type { AssetSummary } from '@weft/contracts';
 import { pageOfRows, SqlValues, type Db, type Page } from '@weft/db';
 import type { UrlSigner } from '@weft/storage';
-import { toAssetSummary, type AssetSummaryRow } from './mappers';
+import { ASSET_SUMMARY_SELECT, toAssetSummary, type AssetSummaryRow } from './mappers';
 
 export interface ListAssetsInput {
   limit: number;
@@ -12,10 +12,11 @@ export interface ListAssetsInput {
   external_id?: string;
 }
 
-const SELECT = `s.id, s.external_id AS "externalId", s.asset_type AS "assetType", s.media_type AS "mediaType",
-  s.media_extension AS "mediaExtension", s.visibility, s.bookmarked, s.archived, s.downloaded,
-  s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.storage_key AS "storageKey",
-  s.preview_key AS "previewKey", s.agent_id AS "agentId", s.run_id AS "runId"`;
+// The summary's columns, named as the Prisma select that reads one asset names them,
+// so the two cannot drift apart (columns are the fields in snake_case).
+const SELECT = Object.keys(ASSET_SUMMARY_SELECT)
+  .map((field) => `s.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} AS "${field}"`)
+  .join(', ');
 
 /**
  * The caller organization's live assets, newest first. Filters combine with

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Part } from './validation';
 
 // What a 422's `msg` says: what was expected and what came instead, in plain
@@ -80,12 +80,21 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
   }
 }
 
+/** The issue carries a message its schema gave (`.max(n, 'why')`), not zod's default for its code. */
+function hasOwnMessage(issue: z.core.$ZodIssue): boolean {
+  const fallback = z.config().localeError?.(issue as Parameters<NonNullable<z.core.$ZodConfig['localeError']>>[0]);
+  const text = typeof fallback === 'string' ? fallback : fallback?.message;
+  return text !== undefined && issue.message !== text;
+}
+
 export function issueMessage(
   issue: z.core.$ZodIssue,
   input: unknown,
   part: Part,
   path: Array<string | number>,
 ): string {
+  // A schema's own words say it best; ours replace zod's generic ones only.
+  if (hasOwnMessage(issue)) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
       if (input === undefined) return missing(part, path);
