@@ -10,6 +10,11 @@ export interface TcpProxy {
    */
   outage(ms: number): Promise<void>;
   /**
+   * An outage that lasts until `over` resolves, for a test that must see
+   * something happen while the server is away, however slow the machine.
+   */
+  outageUntil(over: () => Promise<unknown>): Promise<void>;
+  /**
    * The server stops, until `up()`: every open connection is cut and new ones
    * are refused (ECONNREFUSED: nothing listens on the port).
    */
@@ -47,6 +52,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const cut = () => {
     for (const socket of open) socket.destroy();
   };
+  async function outageUntil(over: () => Promise<unknown>): Promise<void> {
+    refusing = true;
+    cut();
+    try {
+      await over();
+    } finally {
+      refusing = false;
+    }
+  }
   return {
     port,
     via(url) {
@@ -55,12 +69,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       u.port = String(port);
       return u.toString();
     },
-    async outage(ms) {
-      refusing = true;
-      cut();
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      refusing = false;
-    },
+    outage: (ms) => outageUntil(() => new Promise((resolve) => setTimeout(resolve, ms))),
+    outageUntil,
     async down() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
