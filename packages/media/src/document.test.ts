@@ -2,6 +2,10 @@ import { PDFDocument } from 'pdf-lib';
 import { analysePdf } from './document';
 import { UnprocessableMediaError } from './image';
 
+// The heap-cap test parses until the cap: about 10 s of CPU, most of it
+// collections of a heap nearing its limit, and over a minute on a busy machine.
+jest.setTimeout(180_000);
+
 test('a PDF gets its page count', async () => {
   const doc = await PDFDocument.create();
   for (let i = 0; i < 4; i++) doc.addPage();
