@@ -14,6 +14,10 @@ import pino from 'pino';
 import sharp from 'sharp';
 import { startAssetWorker, type AssetWorker } from './asset-worker';
 
+// ffmpeg makes the fixtures and then probes and decodes them in the worker:
+// each test is a few seconds alone and took up to 16 s with every core busy.
+jest.setTimeout(120_000);
+
 let env: TestEnv;
 let db: Db;
 let storage: Storage;
@@ -90,7 +94,7 @@ function enqueue(assetId: string) {
   );
 }
 
-function settled(assetId: string, timeoutMs = 20_000) {
+function settled(assetId: string, timeoutMs = 60_000) {
   return waitFor(
     `asset ${assetId} processed`,
     async () => {

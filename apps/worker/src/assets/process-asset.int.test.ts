@@ -20,6 +20,10 @@ import { processAsset, type AssetProcessingDeps } from './process-asset';
 // limits made to fail: what each failure leaves on the row, and whether the
 // error it throws is one the worker retries (anything but UnprocessableMediaError).
 
+// Each test runs ffmpeg to make its fixture, and most run it again to process
+// it: seconds alone, far longer with every core busy.
+jest.setTimeout(90_000);
+
 let env: TestEnv;
 let db: Db;
 let storage: Storage;
