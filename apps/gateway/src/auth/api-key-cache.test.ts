@@ -1,3 +1,4 @@
+import { waitFor } from '@weft/testing';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 
 const row = (over: Partial<ApiKeyRow> = {}): ApiKeyRow => ({
@@ -13,6 +14,20 @@ function manualLoader() {
   const calls: { prefix: string; resolve(r: ApiKeyRow | null): void }[] = [];
   const load = jest.fn((prefix: string) => new Promise<ApiKeyRow | null>((resolve) => calls.push({ prefix, resolve })));
   return { load, calls };
+}
+
+/**
+ * Waits until `cache` reads `prefix` again: well before the full TTL (60 s in
+ * these tests), which waitFor's 10 s stand for. The short TTLs are a second,
+ * not milliseconds, so that two reads in a row fall within them however busy
+ * the machine.
+ */
+async function forgotten(cache: ApiKeyCache, prefix: string, load: jest.Mock) {
+  await waitFor(`${prefix} to be read again`, async () => {
+    await cache.get(prefix);
+    return load.mock.calls.length === 2;
+  });
+  expect(load).toHaveBeenCalledTimes(2);
 }
 
 describe('ApiKeyCache', () => {
@@ -47,13 +62,11 @@ describe('ApiKeyCache', () => {
 
   it('remembers unknown prefixes only briefly', async () => {
     const load = jest.fn(async () => null);
-    const cache = new ApiKeyCache({ load, ttlMs: 60_000, negativeTtlMs: 30 });
+    const cache = new ApiKeyCache({ load, ttlMs: 60_000, negativeTtlMs: 1_000 });
     await cache.get('nope');
     await cache.get('nope');
     expect(load).toHaveBeenCalledTimes(1);
-    await new Promise((r) => setTimeout(r, 60));
-    await cache.get('nope');
-    expect(load).toHaveBeenCalledTimes(2);
+    await forgotten(cache, 'nope', load);
   });
 
   it('keeps unknown prefixes in a bounded cache of their own, so they cannot push valid keys out', async () => {
@@ -107,13 +120,11 @@ describe('ApiKeyCache', () => {
 
   it('trusts entries only briefly while not receiving revocations', async () => {
     const load = jest.fn(async () => row());
-    const cache = new ApiKeyCache({ load, ttlMs: 60_000, blindTtlMs: 30 });
+    const cache = new ApiKeyCache({ load, ttlMs: 60_000, blindTtlMs: 1_000 });
     await cache.get('p1'); // never live yet
     await cache.get('p1');
     expect(load).toHaveBeenCalledTimes(1);
-    await new Promise((r) => setTimeout(r, 60));
-    await cache.get('p1');
-    expect(load).toHaveBeenCalledTimes(2);
+    await forgotten(cache, 'p1', load);
   });
 
   it('caches nothing with a TTL of 0', async () => {
