@@ -137,9 +137,7 @@ test('a connection the store closed while idle leaves the pool', async () => {
   await readAll((await r.get(url, {}, 'read'))!.body);
   expect(r.connections()).toEqual({ busy: 0, idle: 1 });
   // Node's server closes an idle connection within about a second of its keep-alive timeout.
-  for (let waited = 0; r.connections().idle > 0 && waited < 5_000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor('the closed connection to leave the pool', () => r.connections().idle === 0);
   expect(r.connections()).toEqual({ busy: 0, idle: 0 });
   expect((await readAll((await r.get(url, {}, 'read'))!.body)).equals(BODY)).toBe(true);
   expect(connections()).toBe(2);
@@ -152,9 +150,9 @@ test('an idle connection is closed after keepIdleMs, before the store would clos
   const r = reader({ keepIdleMs: 100 });
   await readAll((await r.get(await listen(server), {}, 'read'))!.body);
   expect(r.connections().idle).toBe(1);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  // Node's server would close it after its own keep-alive timeout, 5 s: this waits less.
+  await waitFor('the idle connection closed by us', () => closedByUs, { timeoutMs: 4_000 });
   expect(r.connections()).toEqual({ busy: 0, idle: 0 });
-  expect(closedByUs).toBe(true);
 });
 
 test('a byte from the store on an idle connection closes it, and the next read takes a new one', async () => {
@@ -279,8 +277,7 @@ test('a body destroyed before its end closes its connection', async () => {
   const r = reader();
   const res = await r.get(await listen(server), {}, 'read');
   res!.body.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(r.connections()).toEqual({ busy: 0, idle: 0 });
+  await waitFor('the connection to close', () => r.connections().idle === 0 && r.connections().busy === 0);
 });
 
 test('a store that stops sending fails the read with a TimeoutError', async () => {
