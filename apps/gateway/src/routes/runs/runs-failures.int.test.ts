@@ -1,4 +1,5 @@
 import type { Flow } from '@weft/contracts';
+import { waitFor } from '@weft/testing';
 import request from 'supertest';
 import { balanceOf } from '../../testing/balance';
 import { postAgent } from '../../testing/catalog-fixtures';
@@ -214,9 +215,11 @@ describe('credits a run gives back (pending until the next reservation, ADR 0011
 describe('cancel', () => {
   test('DELETE on a running run → 204, canceled within seconds, request aborted, credits released', async () => {
     const before = await balance();
+    const slowCalls = () => provider.received.filter((r) => r.path === '/slow').length;
+    const calledBefore = slowCalls();
     const run = await runAgent(providerFlow({ url: provider.url('/slow'), cost: 1 }), 7);
-    await pollRun(stack.gw, org.apiKey, `/runs/${run.id}`, (r) => r.current_node === 'generic_provider');
-    await new Promise((r) => setTimeout(r, 200));
+    // Canceled once its provider call is in flight, so that the call is what gets aborted.
+    await waitFor('the provider call in flight', () => slowCalls() > calledBefore);
     const aborted = provider.abortedSlow;
     const del = await request(stack.gw.app).delete(`/runs/${run.id}`).set('X-Api-Key', org.apiKey);
     expect(del.status).toBe(204);
