@@ -12,7 +12,8 @@ import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testin
 // Redis are in process-faults.int.test.ts; database and Redis outages during a
 // node in transient-errors.int.test.ts.
 
-jest.setTimeout(60_000);
+// Each test starts worker processes from source: tens of seconds on a busy machine.
+jest.setTimeout(120_000);
 
 let stack: RunStack;
 let provider: FakeProvider;
@@ -105,12 +106,10 @@ test('a worker SIGKILLed mid-run: another finishes its runs from the last comple
 
 test('SIGTERM: the worker stops taking jobs and finishes the ones in flight before exiting', async () => {
   const worker = await spawnWorker();
+  const before = provider.received.length;
   const [id] = await createRuns(1);
-  await waitFor('the slow node in flight', async () => {
-    const node = await stack.gw.deps.db.prisma.nodeExecution.findFirst({ where: { runId: id, nodeId: 'slow' } });
-    return node?.status === 'running';
-  });
-  await new Promise((r) => setTimeout(r, 200));
+  // In flight means the worker took the job and called the provider, not just that the node was dispatched.
+  await waitFor('the slow node in flight', () => provider.received.length > before);
   worker.child.kill('SIGTERM');
   expect((await worker.exited).code).toBe(0);
   const node = await stack.gw.deps.db.prisma.nodeExecution.findFirstOrThrow({ where: { runId: id, nodeId: 'slow' } });
