@@ -12,7 +12,8 @@ import { Redis } from 'ioredis';
 // eviction-policy check over a redis-server of the test's own (the shared
 // Redis must not be reconfigured).
 
-jest.setTimeout(60_000);
+// Each test starts a worker process from source: tens of seconds on a busy machine.
+jest.setTimeout(120_000);
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
@@ -63,7 +64,7 @@ async function startWorker(extra: Record<string, string> = {}): Promise<Worker> 
     }
   });
   const listening = await waitFor('the worker to listen', () => lines.find((l) => l.msg === 'worker http listening'), {
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
   });
   const port = listening.port as number;
   return {
@@ -114,7 +115,10 @@ test('watchEvictionPolicy logs a wrong policy at error level, at once and after 
 test('a worker answers /healthz, /readyz and /metrics', async () => {
   const worker = await startWorker();
   try {
-    await waitFor('the worker to start', () => worker.lines.some((l) => l.msg === 'worker started'));
+    // Listening comes before the connections are up: ready once they are, however long that takes.
+    await waitFor('the worker to be ready', async () => (await worker.get('/readyz')).status === 200, {
+      timeoutMs: 60_000,
+    });
     expect(await (await worker.get('/healthz')).json()).toEqual({ status: 'ok' });
     const ready = await worker.get('/readyz');
     expect(ready.status).toBe(200);
