@@ -13,7 +13,8 @@ import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testin
 // gateway's or a real worker's /metrics. A renamed metric fails here, not on
 // an operator's empty panel or a silent alert.
 
-jest.setTimeout(60_000);
+// A worker process started from source in beforeAll: tens of seconds on a busy machine.
+jest.setTimeout(120_000);
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const DASHBOARDS = path.join(REPO_ROOT, 'infra', 'grafana', 'dashboards');

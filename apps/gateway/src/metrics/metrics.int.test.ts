@@ -12,7 +12,8 @@ import { servicesEnvOf, startWorkerProcess, type WorkerProcess } from '../testin
 // it happened (runs start in the gateway, most end in workers; cancels and
 // review decisions end them in the gateway).
 
-jest.setTimeout(60_000);
+// A worker process started from source in beforeAll: tens of seconds on a busy machine.
+jest.setTimeout(120_000);
 
 let stack: RunStack;
 let provider: FakeProvider;
