@@ -14,7 +14,10 @@ import {
 /**
  * The services of one test run, found as `npm run dev` finds them:
  * DATABASE_URL / REDIS_URL / S3_ENDPOINT when set, else the servers on the
- * default local ports (a system PostgreSQL, `npm run dev`'s stack).
+ * default local ports (a system PostgreSQL, `npm run dev`'s stack). Except an
+ * S3 store on its default port: the one there is a dev stack's or a
+ * benchmark's (bench/ starts one on that port), gone when its owner stops, in
+ * the middle of this run; an embedded store starts in a moment.
  *
  * When one has to be started, it belongs to this run alone: a free port and a
  * data folder `<WEFT_DATA_DIR>/test/run-<pid>` (default `.weft/test/...`),
@@ -72,6 +75,7 @@ export async function startTestStack(env: NodeJS.ProcessEnv, log: (line: string)
         accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
         secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
         forcePathStyle: env.S3_FORCE_PATH_STYLE ? env.S3_FORCE_PATH_STYLE === 'true' : undefined,
+        reuseRunning: false,
         dataDir: path.join(runDir, 's3'),
         embeddedPort: 0,
         log,

@@ -20,6 +20,12 @@ export interface EnsureS3Options extends EnsureServiceOptions {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle?: boolean;
+  /**
+   * Whether a store already on the local port is used (default true). A test
+   * run says false: a store there belongs to a dev stack or a benchmark that
+   * may stop in the middle of the run.
+   */
+  reuseRunning?: boolean;
 }
 
 export interface S3Handle extends ServiceHandle {
@@ -43,7 +49,7 @@ export async function ensureS3(options: EnsureS3Options): Promise<S3Handle> {
   };
   if (options.endpoint) return { settings, source: 'env', stop: noStop };
 
-  if (await isPortListening(port)) {
+  if (options.reuseRunning !== false && (await isPortListening(port))) {
     try {
       await probeS3(settings);
     } catch (err) {
