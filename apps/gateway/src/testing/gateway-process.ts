@@ -25,7 +25,8 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': by then stdout is read to its end, so `lines` holds every line logged.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const lines: string[] = [];
   const stderr: string[] = [];

@@ -40,7 +40,8 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': by then stdout is read to its end, so `lines` holds every line logged.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   let listening: (port: number) => void = () => undefined;
   let notListening: (err: Error) => void = () => undefined;
