@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { Flow } from '@weft/contracts';
 import { createEngine, createRunQueues } from '@weft/engine';
 import { logContextOptions } from '@weft/telemetry';
+import { waitFor } from '@weft/testing';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import request from 'supertest';
@@ -113,7 +114,11 @@ test('lines written while executing a node carry its runId and nodeId, including
   expect(run.status).toBe('failed');
 
   // fail-node logs with the root logger and passes no ids: they come from the job's log context.
-  expect(lines.find((l) => l.msg === 'node failed; its run ended')).toMatchObject({
+  // It logs once its commit is done, which a request may see first.
+  const failed = await waitFor('the line of the failed node', () =>
+    lines.find((l) => l.msg === 'node failed; its run ended'),
+  );
+  expect(failed).toMatchObject({
     runId: run.id,
     nodeId: 'ask',
     reason: 'provider_error',
