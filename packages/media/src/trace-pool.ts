@@ -21,6 +21,7 @@ export interface TraceOptions {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { trace } = require(workerData.modulePath);
+parentPort.postMessage({ ready: true });
 parentPort.on('message', ({ png, options }) => {
   // A Buffer arrives as a Uint8Array; potrace's image reader wants a Buffer.
   trace(Buffer.from(png.buffer, png.byteOffset, png.byteLength), options, (err, svg) => {
@@ -92,6 +93,9 @@ interface PooledWorker {
   /** What the worker reported before it exited ('error' comes before 'exit'). */
   failure?: Error;
   idleTimer?: NodeJS.Timeout;
+  /** Called once the thread has started and loaded potrace (at once for one that has). */
+  onReady?: () => void;
+  ready?: boolean;
 }
 
 /**
@@ -179,8 +183,10 @@ export class TracePool {
     pooled.worker.ref();
     this.handed++;
     return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
       const settle = () => {
         clearTimeout(timer);
+        pooled.onReady = undefined;
         signal?.removeEventListener('abort', onAbort);
       };
       // potrace cannot be interrupted from outside: a trace nobody waits for
@@ -193,9 +199,15 @@ export class TracePool {
         void pooled.worker.terminate().finally(() => reject(err));
       };
       const onAbort = () => end(signal!.reason);
-      const timer = setTimeout(() => {
-        end(new UnprocessableMediaError(`the image took longer than ${this.settings.timeoutMs / 1000} s to trace`));
-      }, this.settings.timeoutMs);
+      // The trace's own time: a fresh thread's start and potrace's loading do not
+      // count, or a slow start on a busy machine would refuse a small image.
+      const startClock = () => {
+        timer = setTimeout(() => {
+          end(new UnprocessableMediaError(`the image took longer than ${this.settings.timeoutMs / 1000} s to trace`));
+        }, this.settings.timeoutMs);
+      };
+      if (pooled.ready) startClock();
+      else pooled.onReady = startClock;
       signal?.addEventListener('abort', onAbort, { once: true });
       pooled.job = {
         resolve: (svg) => {
@@ -220,7 +232,13 @@ export class TracePool {
     });
     const pooled: PooledWorker = { worker };
     this.alive++;
-    worker.on('message', (message: { svg?: string; error?: string }) => {
+    worker.on('message', (message: { svg?: string; error?: string; ready?: boolean }) => {
+      if (message.ready) {
+        pooled.ready = true;
+        pooled.onReady?.();
+        pooled.onReady = undefined;
+        return;
+      }
       const job = pooled.job;
       pooled.job = undefined;
       this.park(pooled);

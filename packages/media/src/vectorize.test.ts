@@ -275,7 +275,8 @@ describe('TracePool limits', () => {
 
   test('a trace past its time is ended with its worker and refused; the pool goes on', async () => {
     // 1024 px of noise takes seconds (and some 450 MB, allowed here so that the
-    // time runs out first); a small disc, a fresh worker's start included, far less.
+    // time runs out first); a small disc far less. The clock starts once the
+    // worker is up, so a slow start of the fresh one does not count against it.
     const pool = new TracePool(1, { timeoutMs: 1000, maxOldGenerationSizeMb: 1024 });
     const noise = await noisePng(1024, 0, 9);
     const err = await rejection(pool.run(async () => noise, { turdSize: 0 }));
