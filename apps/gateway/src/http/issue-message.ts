@@ -81,8 +81,10 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
 }
 
 /** The issue carries a message its schema gave (`.max(n, 'why')`), not zod's default for its code. */
-function hasOwnMessage(issue: z.core.$ZodIssue): boolean {
-  const fallback = z.config().localeError?.(issue as Parameters<NonNullable<z.core.$ZodConfig['localeError']>>[0]);
+function hasOwnMessage(issue: z.core.$ZodIssue, input: unknown): boolean {
+  // The default is worded from the value, which a finished issue no longer carries.
+  const raw = { ...issue, input } as Parameters<NonNullable<z.core.$ZodConfig['localeError']>>[0];
+  const fallback = z.config().localeError?.(raw);
   const text = typeof fallback === 'string' ? fallback : fallback?.message;
   return text !== undefined && issue.message !== text;
 }
@@ -94,7 +96,7 @@ export function issueMessage(
   path: Array<string | number>,
 ): string {
   // A schema's own words say it best; ours replace zod's generic ones only.
-  if (hasOwnMessage(issue)) return issue.message;
+  if (hasOwnMessage(issue, input)) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
       if (input === undefined) return missing(part, path);
