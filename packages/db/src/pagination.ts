@@ -51,22 +51,9 @@ export function decodeCursor(
   return { createdAt, id };
 }
 
-/** `orderBy` for Prisma: newest first, ties by id. A fresh array, as Prisma's types want it mutable. */
-export function newestFirst(): [{ createdAt: 'desc' }, { id: 'desc' }] {
-  return [{ createdAt: 'desc' }, { id: 'desc' }];
-}
-
-/** Prisma `where` fragment: rows strictly after `pos` in newest-first order ({} without a cursor). */
-export function afterPosition(pos: KeysetPosition | undefined) {
-  if (!pos) return {};
-  return {
-    OR: [{ createdAt: { lt: pos.createdAt } }, { createdAt: pos.createdAt, id: { lt: pos.id } }],
-  };
-}
-
 /**
- * SQL form of `afterPosition` for hand-written queries, as a row comparison
- * that PostgreSQL answers with the (created_at DESC, id DESC) index. `param`
+ * Rows strictly after `pos` in newest-first order (ties by id), as a row
+ * comparison that PostgreSQL answers with the (created_at DESC, id DESC) index. `param`
  * is the number of the first placeholder to use; `alias` qualifies the columns.
  */
 export function afterPositionSql(
@@ -100,28 +87,4 @@ export function toPage<R extends KeysetPosition, T>(rows: R[], limit: number, ma
 export interface PageRequest {
   limit: number;
   cursor?: string;
-}
-
-export interface KeysetQuery {
-  where: ReturnType<typeof afterPosition>;
-  orderBy: ReturnType<typeof newestFirst>;
-  take: number;
-}
-
-/**
- * One page of any Prisma model: `fetch` receives the keyset `where` (to AND
- * with its filters), the order and `take`, and returns the rows.
- *
- *   const page = await paginate(query, (k: KeysetQuery) =>
- *     prisma.run.findMany({ where: { AND: [filters, k.where] }, orderBy: k.orderBy, take: k.take }),
- *     toRunSummary);
- */
-export async function paginate<R extends KeysetPosition, T>(
-  request: PageRequest,
-  fetch: (keyset: KeysetQuery) => Promise<R[]>,
-  map: (row: NoInfer<R>) => T,
-): Promise<Page<T>> {
-  const pos = decodeCursor(request.cursor);
-  const rows = await fetch({ where: afterPosition(pos), orderBy: newestFirst(), take: request.limit + 1 });
-  return toPage(rows, request.limit, map);
 }

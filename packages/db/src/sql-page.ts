@@ -36,7 +36,7 @@ export interface PageStatement {
 
 /**
  * `limit + 1` rows after the request's cursor, newest first, as a page (see
- * paginate). The table needs an index on (…equality filters, created_at DESC,
+ * toPage). The table needs an index on (…equality filters, created_at DESC,
  * id DESC) for the order and the keyset to come from it.
  */
 export async function pageOfRows<R extends KeysetPosition, T>(
