@@ -142,7 +142,8 @@ export function invalid(loc: (string | number)[], msg: string, type = 'value_err
   return new ValidationError([issue]);
 }
 
-const SOCKET_ERROR_CODES = new Set([
+/** Node's codes for a connection refused, cut, timed out or never resolved. */
+export const SOCKET_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

@@ -1,3 +1,5 @@
+import { SOCKET_ERROR_CODES } from '@weft/errors';
+
 // How S3 failures are told apart. The SDK reports network failures as plain
 // Node errors and service failures with `$metadata.httpStatusCode`.
 
@@ -8,27 +10,16 @@ interface SdkError {
   $retryable?: unknown;
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
 /** The store could not be reached or answered with a server error: try again later (HTTP 503). */
 export function isStorageUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as SdkError;
-  if (e.code && NETWORK_CODES.has(e.code)) return true;
+  if (e.code && SOCKET_ERROR_CODES.has(e.code)) return true;
   if (e.name === 'TimeoutError' || e.name === 'RequestTimeout' || e.name === 'SlowDown') return true;
   // The SDK wraps errors it does not recognise as Error instances (another
   // realm's, as under jest) into a new Error that keeps only the message.
   const message = (err as { message?: unknown }).message;
-  if (typeof message === 'string' && [...NETWORK_CODES].some((code) => message.includes(code))) return true;
+  if (typeof message === 'string' && [...SOCKET_ERROR_CODES].some((code) => message.includes(code))) return true;
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && status >= 500) return true;
   // Aggregated connection errors (happy-eyeballs) carry the codes of their parts.
