@@ -16,7 +16,6 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-const NEWLINE = 0x0a;
 
 /**
  * The offset of the first `[` or `{` that opens level `max + 1`, or -1. A
@@ -49,20 +48,6 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
   return { line, column: offset - lineStart + 1 };
 }
 
-function lineAndColumnOfByte(bytes: Uint8Array, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    if (bytes[i] === NEWLINE) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  const column =
-    Buffer.from(bytes.buffer, bytes.byteOffset + lineStart, offset - lineStart).toString('utf8').length + 1;
-  return { line, column };
-}
-
 function utf8Of(body: Buffer, charset: string | null): Buffer {
   if (charset === null || charset === 'utf-8' || charset === 'utf8') return body;
   let text: string;
@@ -82,7 +67,8 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, chars
   const bytes = utf8Of(body, charset);
   const at = offsetBeyondDepth(bytes, MAX_JSON_DEPTH);
   if (at === -1) return;
-  const { line, column } = lineAndColumnOfByte(bytes, at);
+  const before = bytes.subarray(0, at).toString('utf8');
+  const { line, column } = lineAndColumn(before, before.length);
   throw new ValidationError([
     {
       loc: ['body'],
