@@ -8,3 +8,4 @@ export * from './admin';
 export * from './runs';
 export * from './assets';
 export * from './storable-text';
+export * from './node-types';

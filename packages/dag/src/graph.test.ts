@@ -2,6 +2,7 @@ import type { Flow, FlowNode } from '@weft/contracts';
 import { ValidationError } from '@weft/errors';
 import { agentInputs, agentOutputs, hasHumanReview } from './derive';
 import { FlowGraph, readyNodes, topologicalOrder, upstreamOf } from './graph';
+import type { RerunOutput } from './node-kinds';
 
 const node = (id: string, type: FlowNode['type'], inputs?: FlowNode['inputs']): FlowNode => ({
   id,
@@ -78,6 +79,9 @@ describe('FlowGraph', () => {
 });
 
 describe('retryPathOf', () => {
+  // What the node types' definitions say (@weft/nodes): providers answer anew, reviews stand.
+  const rerun = (type: string): RerunOutput =>
+    type === 'human_review' ? 'reviewed' : type === 'generic_provider' || type === 'llm' ? 'new' : 'same';
   const provider = (id: string, inputs?: FlowNode['inputs']): FlowNode => ({
     ...node(id, 'generic_provider', inputs),
     params: { url: 'http://127.0.0.1/ok' },
@@ -95,7 +99,10 @@ describe('retryPathOf', () => {
       ],
       outputs: [],
     };
-    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: ['write'], rerun: ['write', 'join', 'lines'] });
+    expect(FlowGraph.of(flow).retryPathOf('check', rerun)).toEqual({
+      sources: ['write'],
+      rerun: ['write', 'join', 'lines'],
+    });
   });
 
   it('stops at the nearest provider node and leaves branches that do not feed the review', () => {
@@ -111,7 +118,7 @@ describe('retryPathOf', () => {
       ],
       outputs: [],
     };
-    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: ['draft'], rerun: ['draft', 'lines'] });
+    expect(FlowGraph.of(flow).retryPathOf('check', rerun)).toEqual({ sources: ['draft'], rerun: ['draft', 'lines'] });
   });
 
   it('re-runs every nearest provider node of a review fed by several', () => {
@@ -126,7 +133,7 @@ describe('retryPathOf', () => {
       ],
       outputs: [],
     };
-    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({
+    expect(FlowGraph.of(flow).retryPathOf('check', rerun)).toEqual({
       sources: ['a', 'b'],
       rerun: ['a', 'b', 'first', 'join'],
     });
@@ -141,7 +148,7 @@ describe('retryPathOf', () => {
       ],
       outputs: [],
     };
-    expect(FlowGraph.of(flow).retryPathOf('check')).toEqual({ sources: [], rerun: [] });
+    expect(FlowGraph.of(flow).retryPathOf('check', rerun)).toEqual({ sources: [], rerun: [] });
   });
 
   it('does not reach past an earlier review, whose decision stands', () => {
@@ -155,8 +162,8 @@ describe('retryPathOf', () => {
       ],
       outputs: [],
     };
-    expect(FlowGraph.of(flow).retryPathOf('second')).toEqual({ sources: [], rerun: [] });
-    expect(FlowGraph.of(flow).retryPathOf('first')).toEqual({ sources: ['write'], rerun: ['write'] });
+    expect(FlowGraph.of(flow).retryPathOf('second', rerun)).toEqual({ sources: [], rerun: [] });
+    expect(FlowGraph.of(flow).retryPathOf('first', rerun)).toEqual({ sources: ['write'], rerun: ['write'] });
   });
 });
 

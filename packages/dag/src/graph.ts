@@ -1,6 +1,6 @@
 import type { Flow, FlowNode } from '@weft/contracts';
 import { linksOf } from './links';
-import { isInertNodeType, rerunOutputOf } from './node-kinds';
+import { isInertNodeType, type RerunOutput } from './node-kinds';
 import { assertValidFlow } from './validate';
 
 /**
@@ -86,14 +86,14 @@ export class FlowGraph {
   /**
    * What a retry of the review node `id` re-runs so that it can propose
    * something different: walking upstream through nodes whose output would
-   * come out the same (rerunOutputOf), the nearest nodes whose output may
+   * come out the same (`rerunOutputOf`, from the node types' definitions), the nearest nodes whose output may
    * change (`sources`), and every node on a path from one of them to the
    * review (`rerun`: the sources and the nodes between, not the review
    * itself). The walk stops at an earlier review, whose decision stands, and
    * never reaches past a source. Both lists are in flow order; both are empty
    * when nothing upstream can change, so re-running would propose the same.
    */
-  retryPathOf(id: string): { sources: string[]; rerun: string[] } {
+  retryPathOf(id: string, rerunOutputOf: (type: string) => RerunOutput): { sources: string[]; rerun: string[] } {
     const sources = new Set<string>();
     const same = new Set<string>();
     const todo = [...this.known(this.up, id)];

@@ -4,5 +4,5 @@ export { validateFlow, assertValidFlow, FLOW_ISSUE, type Loc } from './validate'
 export { FlowGraph, topologicalOrder, readyNodes, upstreamOf, downstreamOf, ancestorsOf, descendantsOf } from './graph';
 export { agentInputs, agentOutputs, hasHumanReview } from './derive';
 export { linksOf, linkLoc, type Link } from './links';
-export { isInputNodeType, isInertNodeType, rerunOutputOf, type RerunOutput } from './node-kinds';
+export { isInputNodeType, isInertNodeType, type RerunOutput } from './node-kinds';
 export { canonicalJson, jsonEqual } from './canonical';

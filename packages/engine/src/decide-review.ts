@@ -1,6 +1,7 @@
 import type { ProposedOutput } from '@weft/contracts';
 import { ConflictError, NotFoundError } from '@weft/errors';
 import { advance, type Dispatch } from './advance';
+import { rerunOutputOf } from '@weft/nodes';
 import type { EngineCore } from './engine-core';
 import { reportRunEnded } from './engine-hooks';
 import { approvedOutput } from './review-output';
@@ -92,7 +93,7 @@ async function retry(
   review: ReviewRow,
 ): Promise<Dispatch[]> {
   const version = await core.versions.version(run.agent_version_id);
-  const path = version.graph.retryPathOf(review.node_id);
+  const path = version.graph.retryPathOf(review.node_id, rerunOutputOf);
   // With nothing upstream that can change, a retry still does what the interface
   // promises: the direct upstream node(s) run again and the review proposes anew
   // (the same proposal, under a new review id).

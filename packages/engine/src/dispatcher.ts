@@ -1,4 +1,4 @@
-import { isInstantNode, nodeKind } from '@weft/nodes';
+import { isInstantNode, laneOf } from '@weft/nodes';
 import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
 import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
@@ -48,7 +48,7 @@ export class Dispatcher {
   ) {}
 
   queueFor(nodeType: string): Queue<ExecuteNodeJob> {
-    return nodeKind(nodeType) === 'heavy' ? this.queues.heavy : this.queues.light;
+    return laneOf(nodeType) === 'heavy' ? this.queues.heavy : this.queues.light;
   }
 
   async dispatch(orgId: string, runId: string, nodes: Dispatch[]): Promise<boolean> {

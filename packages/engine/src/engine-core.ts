@@ -1,7 +1,7 @@
 import type { Db } from '@weft/db';
 import type { ImageLimits } from '@weft/nodes';
 import type { AssetJobProducer } from '@weft/queue';
-import type { Storage } from '@weft/storage';
+import type { Storage, UrlSigner } from '@weft/storage';
 import type { Logger } from 'pino';
 import type { CancelBus, InFlight } from './cancel-bus';
 import type { TransitionWrite } from './commit-transition';
@@ -10,6 +10,11 @@ import type { EngineHooks } from './engine-hooks';
 import type { VersionCache } from './flow-cache';
 import type { GroupedCalls } from './grouped-calls';
 import type { RunSnapshot } from './run-snapshots';
+
+export interface MediaTools {
+  ffmpeg: string;
+  ffprobe: string;
+}
 
 /** What every use case of the engine works with; built once per process by createEngine. */
 export interface EngineCore {
@@ -30,6 +35,10 @@ export interface EngineCore {
   requireStorage(): Storage;
   /** What nodes may decode: needed by processes that execute nodes, with storage. */
   requireImageLimits(): ImageLimits;
+  /** ffmpeg and ffprobe, for media nodes. */
+  mediaTools: MediaTools;
+  /** Presigned URLs of node inputs, for ffmpeg: needs storage. */
+  nodeUrls(): UrlSigner;
   /** Processing (thumbnail, metadata) of the files nodes produce; absent in processes that execute no node. */
   assetJobs?: AssetJobProducer;
 }

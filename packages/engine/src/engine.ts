@@ -1,14 +1,14 @@
 import { isDatabaseUnavailable, type Db } from '@weft/db';
 import type { ImageLimits } from '@weft/nodes';
 import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
-import type { Storage } from '@weft/storage';
+import { createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CancelBus, InFlight } from './cancel-bus';
 import { cancelRun } from './cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review';
 import { Dispatcher, type RunQueues } from './dispatcher';
-import type { EngineCore } from './engine-core';
+import type { EngineCore, MediaTools } from './engine-core';
 import { notify, type EngineHooks } from './engine-hooks';
 import { commitTransitions } from './commit-transition';
 import { executeNode, type ExecutedNode, type ExecuteOptions } from './execute-node';
@@ -32,6 +32,8 @@ export interface EngineOptions {
   outboundAllowList?: readonly string[];
   /** What nodes may decode (ASSET_MAX_IMAGE_PIXELS): needed, like storage, by processes that execute nodes. */
   imageLimits?: ImageLimits;
+  /** ffmpeg and ffprobe for media nodes (default: the ones on PATH). */
+  mediaTools?: MediaTools;
   /** Observers of runs started and ended (the process's metrics). */
   hooks?: EngineHooks;
   /**
@@ -71,6 +73,7 @@ export function createEngine(options: EngineOptions): Engine {
   // One run's statements reach it by primary key, which a generic plan does well at any table size;
   // a group's are planned for their actual ids and the table as it is now (ADR 0014).
   const poolFor = (n: number) => (n === 1 ? pool : customPlanPool);
+  let urls: UrlSigner | undefined;
   const core: EngineCore = {
     db: options.db,
     versions: new VersionCache(pool),
@@ -91,6 +94,12 @@ export function createEngine(options: EngineOptions): Engine {
     requireStorage() {
       if (!options.storage) throw new Error('This process has no object storage: it cannot execute nodes');
       return options.storage;
+    },
+    mediaTools: options.mediaTools ?? { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+    nodeUrls() {
+      // Media nodes hand ffmpeg presigned URLs of their inputs; two hours outlast any media node's timeout.
+      urls ??= createUrlSigner(this.requireStorage(), { ttlSeconds: 7200, audience: 'servers' });
+      return urls;
     },
     requireImageLimits() {
       if (!options.imageLimits) throw new Error('This process has no image limits: it cannot execute nodes');

@@ -1,9 +1,13 @@
 import type { FlowNode, RunInput } from '@weft/contracts';
 import { linksOf } from '@weft/dag';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
-  executorFor,
+  definitionOf,
   isInstantNode,
   NodeFailure,
+  parseNodeParams,
   timeoutOf,
   type NodeContext,
   type NodeResult,
@@ -47,12 +51,18 @@ export async function invokeExecutor(
 ): Promise<ExecutorOutcome> {
   const { run } = scope;
   const node = scope.version.graph.node(job.nodeId)!;
-  const executor = executorFor(node.type);
-  const params = node.params ?? {};
+  const definition = definitionOf(node.type);
+  let params: Record<string, unknown>;
+  try {
+    params = parseNodeParams(node.type, node.id, node.params);
+  } catch (err) {
+    return err as NodeFailure;
+  }
   const timeoutMs = timeoutOf(node.type, params);
   // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
   const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
   const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;
+  const work = new WorkDir();
   const ctx: NodeContext = {
     runId: run.id,
     nodeId: node.id,
@@ -63,8 +73,13 @@ export async function invokeExecutor(
     runInput: scope.inputs.find((i) => i.id === node.id)?.value,
     signal,
     assets: nodeAssets(
-      core.db.pool,
-      core.requireStorage(),
+      {
+        pool: core.db.pool,
+        storage: core.requireStorage(),
+        urls: core.nodeUrls(),
+        assetJobs: core.assetJobs,
+        workDir: work.path,
+      },
       {
         runId: run.id,
         nodeId: node.id,
@@ -72,21 +87,24 @@ export async function invokeExecutor(
         organizationId: run.organization_id,
         agentId: run.agent_id,
       },
-      core.assetJobs,
     ),
     outboundAllowList: core.outboundAllowList,
     imageLimits: core.requireImageLimits(),
+    tools: core.mediaTools,
+    workDir: work.path,
   };
 
   const startedAt = new Date();
   let result: NodeResult;
   try {
-    result = await executor.execute(ctx);
+    result = await definition.execute(ctx);
   } catch (err) {
     if (scope.cancel.aborted) return CANCELED;
     if (err instanceof TransientError) throw err;
     if (timeout?.aborted) return new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`);
     return err instanceof NodeFailure ? err : internalFailure(core, node.id, err);
+  } finally {
+    await work.remove(core);
   }
   return {
     nodeId: job.nodeId,
@@ -117,4 +135,20 @@ function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFa
   // Internal causes are logged in full and reported as `unknown` with a message safe to show.
   core.logger.error({ err, nodeId }, 'node executor failed unexpectedly');
   return new NodeFailure('unknown', `Node '${nodeId}' failed because of an internal error`);
+}
+
+/** A node execution's temporary directory: made on first use, removed when the execution ends, however it ends. */
+class WorkDir {
+  private made: Promise<string> | undefined;
+
+  readonly path = (): Promise<string> => (this.made ??= fs.promises.mkdtemp(path.join(os.tmpdir(), 'weft-node-')));
+
+  async remove(core: EngineCore): Promise<void> {
+    if (!this.made) return;
+    try {
+      await fs.promises.rm(await this.made, { recursive: true, force: true });
+    } catch (err) {
+      core.logger.warn({ err }, 'could not remove a node working directory');
+    }
+  }
 }

@@ -1,7 +1,19 @@
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { NodeFailure, type NodeAssets, type ProducedFile, type StoredAsset } from '@weft/nodes';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import {
+  NodeFailure,
+  type AssetInfo,
+  type DownloadedAsset,
+  type NodeAssets,
+  type ProducedFile,
+  type StoredAsset,
+} from '@weft/nodes';
+import { INLINE_EXTENSIONS, isMediaExtension } from '@weft/media';
 import type { AssetJobProducer } from '@weft/queue';
-import type { Storage } from '@weft/storage';
+import { uploadStream, type Storage, type UrlSigner } from '@weft/storage';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Pool } from 'pg';
 import { derivedUuid } from './ids';
 import { TransientError } from './transient';
@@ -19,12 +31,33 @@ export function producedAssetKey(runId: string, assetId: string, extension: stri
   return `runs/${runId}/${assetId}.${extension}`;
 }
 
-async function storageCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+async function storageCall<T>(what: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
+    // A cancel or timeout is the node's end, not the store's failure: never retried as one.
+    if (signal.aborted) throw err;
     throw new TransientError(`storage ${what} failed: ${(err as Error).message}`, { cause: err });
   }
+}
+
+interface AssetRow {
+  storage_key: string;
+  media_type: AssetInfo['mediaType'];
+  content_type: string;
+  media_extension: string;
+  filename: string;
+  size_bytes: string | number;
+}
+
+export interface NodeAssetsDeps {
+  pool: Pool;
+  storage: Storage;
+  /** Signs the URLs ffmpeg reads inputs from (servers' audience). */
+  urls: UrlSigner;
+  assetJobs: AssetJobProducer | undefined;
+  /** The execution's working directory (NodeContext.workDir), where downloads go. */
+  workDir: () => Promise<string>;
 }
 
 /**
@@ -34,43 +67,85 @@ async function storageCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
  * object is overwritten and the row inserted only once, so a redelivered
  * attempt registers nothing twice.
  */
-export function nodeAssets(
-  pool: Pool,
-  storage: Storage,
-  scope: NodeScope,
-  assetJobs: AssetJobProducer | undefined,
-): NodeAssets {
+export function nodeAssets(deps: NodeAssetsDeps, scope: NodeScope): NodeAssets {
+  const { pool, storage } = deps;
+  const rows = new Map<string, AssetRow>();
+
+  async function row(assetId: string): Promise<AssetRow> {
+    const known = rows.get(assetId);
+    if (known) return known;
+    const { rows: found } = await pool.query<AssetRow>({
+      name: 'engine_read_asset_v2',
+      text: `SELECT storage_key, media_type, content_type, media_extension, filename, size_bytes FROM assets
+              WHERE id = $1 AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+      values: [assetId, scope.organizationId],
+    });
+    const first = found[0];
+    if (!first) throw new NodeFailure('invalid_input', `Asset ${assetId} does not exist or is not readable`);
+    rows.set(assetId, first);
+    return first;
+  }
+
+  const infoOf = (id: string, r: AssetRow): AssetInfo => ({
+    id,
+    mediaType: r.media_type,
+    contentType: r.content_type,
+    extension: r.media_extension,
+    filename: r.filename,
+    sizeBytes: Number(r.size_bytes),
+  });
+
+  async function body(r: AssetRow, signal: AbortSignal) {
+    const object = await storageCall('read', signal, () =>
+      storage.client.send(new GetObjectCommand({ Bucket: storage.bucket, Key: r.storage_key }), {
+        abortSignal: signal,
+      }),
+    );
+    return object.Body!;
+  }
+
   return {
-    async read(assetId: string, signal: AbortSignal): Promise<StoredAsset> {
-      const { rows } = await pool.query<{
-        storage_key: string;
-        media_type: StoredAsset['mediaType'];
-        content_type: string;
-      }>({
-        name: 'engine_read_asset_v1',
-        text: `SELECT storage_key, media_type, content_type FROM assets
-                WHERE id = $1 AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
-        values: [assetId, scope.organizationId],
-      });
-      const row = rows[0];
-      if (!row) throw new NodeFailure('invalid_input', `Asset ${assetId} does not exist or is not readable`);
-      const object = await storageCall('read', () =>
-        storage.client.send(new GetObjectCommand({ Bucket: storage.bucket, Key: row.storage_key }), {
-          abortSignal: signal,
-        }),
-      );
-      const bytes = Buffer.from(await storageCall('read', () => object.Body!.transformToByteArray()));
-      return { id: assetId, mediaType: row.media_type, contentType: row.content_type, bytes };
+    async info(assetId) {
+      return infoOf(assetId, await row(assetId));
+    },
+
+    async read(assetId, signal): Promise<StoredAsset> {
+      const r = await row(assetId);
+      const stream = await body(r, signal);
+      const bytes = Buffer.from(await storageCall('read', signal, () => stream.transformToByteArray()));
+      return { ...infoOf(assetId, r), bytes };
+    },
+
+    async download(assetId, signal): Promise<DownloadedAsset> {
+      const r = await row(assetId);
+      const dir = await deps.workDir();
+      const file = path.join(dir, `in-${assetId}.${r.media_extension}`);
+      const stream = await body(r, signal);
+      await storageCall('read', signal, () => pipeline(stream as Readable, fs.createWriteStream(file), { signal }));
+      return { ...infoOf(assetId, r), path: file };
+    },
+
+    async url(assetId) {
+      const r = await row(assetId);
+      return { info: infoOf(assetId, r), url: await deps.urls.urlFor(r.storage_key) };
     },
 
     async store(file: ProducedFile, index: number, signal: AbortSignal): Promise<string> {
       const id = derivedUuid('asset', scope.runId, scope.nodeId, scope.attempt, index);
       const key = producedAssetKey(scope.runId, id, file.extension);
-      await storageCall('write', () =>
-        storage.client.send(
-          new PutObjectCommand({ Bucket: storage.bucket, Key: key, Body: file.bytes, ContentType: file.contentType }),
-          { abortSignal: signal },
-        ),
+      const size = file.bytes ? file.bytes.length : (await fs.promises.stat(file.path)).size;
+      await storageCall('write', signal, () =>
+        uploadStream(storage, {
+          key,
+          body: file.bytes ? Readable.from([file.bytes]) : fs.createReadStream(file.path),
+          // A type a browser could run (SVG) is kept as an inert download, as uploads are (ADR 24);
+          // the row keeps its real type.
+          ...(isMediaExtension(file.extension) && INLINE_EXTENSIONS.has(file.extension)
+            ? { contentType: file.contentType }
+            : { contentType: 'application/octet-stream', contentDisposition: 'attachment' }),
+          maxBytes: Math.max(size, 1),
+          signal,
+        }),
       );
       await pool.query({
         name: 'engine_register_asset_v1',
@@ -84,9 +159,9 @@ export function nodeAssets(
           scope.organizationId,
           file.mediaType,
           file.extension,
-          `${scope.nodeId}-${index}.${file.extension}`,
+          file.filename ?? `${scope.nodeId}-${index}.${file.extension}`,
           file.contentType,
-          file.bytes.length,
+          size,
           key,
           scope.agentId,
           scope.runId,
@@ -95,7 +170,7 @@ export function nodeAssets(
       });
       // Processed like an upload (thumbnail, metadata). Also on a redelivered attempt, whose
       // first execution may have died before this line: the job id is per asset, so it is added once.
-      await assetJobs?.enqueueProcessing(id);
+      await deps.assetJobs?.enqueueProcessing(id);
       return id;
     },
   };

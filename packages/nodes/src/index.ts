@@ -1,11 +1,24 @@
-// @weft/nodes: what each node type does. Executors get resolved inputs,
-// params and an AbortSignal and return typed results; they know nothing of
-// queues or the database (the engine supplies storage through NodeAssets).
+// @weft/nodes: the node types. Each is defined once (definition.ts, one file
+// under node-types/): its ports, params, output, lane, timeouts, cost
+// estimate and `execute`, which gets resolved inputs, parsed params and an
+// AbortSignal and returns a typed result; it knows nothing of queues or the
+// database (the engine supplies storage through NodeAssets).
 export * from './types';
-export { executorFor, isInstantNode, maxTimeoutOf, nodeKind, timeoutOf } from './registry';
-export { nodeParamIssues } from './param-bounds';
+export * from './definition';
+export {
+  definitionOf,
+  isDefinedNodeType,
+  isInstantNode,
+  laneOf,
+  maxTimeoutOf,
+  nodeDefinitions,
+  paramsSchemaOf,
+  rerunOutputOf,
+  timeoutOf,
+} from './registry';
+export { flowNodeIssues, NODE_ISSUE } from './flow-check';
+export { parseNodeParams, paramsJsonSchema } from './node-params';
 export { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS, QUICK_MAX_TIMEOUT_MS } from './timeouts';
-export { providerSetting } from './executors/provider-required';
 export { parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
 export { guardedRequest, RefusedDestinationError } from './outbound/guarded-request';
-export { centredCrop } from './executors/change-aspect-ratio';
+export { centredCrop } from './node-types/change-aspect-ratio';

@@ -1,59 +1,125 @@
-import { MAX_NODE_TIMEOUT_MS, NODE_TYPES, type NodeType } from '@weft/contracts';
-import { isInertNodeType } from '@weft/dag';
-import { changeAspectRatio } from './executors/change-aspect-ratio';
-import { genericProvider } from './executors/generic-provider';
-import { humanReview } from './executors/human-review';
-import { listSelector } from './executors/list-selector';
-import { promptConcatenate } from './executors/prompt-concatenate';
-import { providerRequired } from './executors/provider-required';
-import { audioInput, fileInput, imageInput, videoInput } from './executors/asset-inputs';
-import { textInput } from './executors/text-input';
-import { textSplit } from './executors/text-split';
-import type { NodeExecutor, NodeKind } from './types';
+import { MAX_NODE_TIMEOUT_MS, NODE_TYPES, NodeParamsSchema, type NodeType } from '@weft/contracts';
+import { isInertNodeType, type RerunOutput } from '@weft/dag';
+import type { z } from 'zod';
+import type { Lane, NodeDefinition } from './definition';
+import { addLogo } from './node-types/add-logo';
+import { audioInput, fileInput, imageInput, videoInput } from './node-types/asset-inputs';
+import { mergeAudioVideo, videoAddSound } from './node-types/audio-under-video';
+import { brandSystemInput } from './node-types/brand-system-input';
+import { changeAspectRatio } from './node-types/change-aspect-ratio';
+import { composer } from './node-types/composer';
+import { extractAudio } from './node-types/extract-audio';
+import { extractVideoFrame } from './node-types/extract-video-frame';
+import { genericProvider } from './node-types/generic-provider';
+import { humanReview } from './node-types/human-review';
+import { listSelector } from './node-types/list-selector';
+import { matchBrandColors } from './node-types/match-brand-colors';
+import { promptConcatenate } from './node-types/prompt-concatenate';
+import { providerTypes } from './node-types/provider-types';
+import { removeAudio } from './node-types/remove-audio';
+import { renameAsset } from './node-types/rename-asset';
+import { router } from './node-types/router';
+import { screenMockup } from './node-types/screen-mockup';
+import { textInput } from './node-types/text-input';
+import { textSplit } from './node-types/text-split';
+import { trimSpeed } from './node-types/trim-speed';
+import { vectorize } from './node-types/vectorize';
+import { videoConcat } from './node-types/video-concat';
+import { videoEdit } from './node-types/video-edit';
+import { videoSubtitle } from './node-types/video-subtitle';
 
-// The one registry of node types. Adding a node type is adding its file under
-// executors/ and one entry here; every type without an executor is served by
-// providerRequired until its provider adapter exists.
-const BUILT_IN: NodeExecutor[] = [
+// The one registry of node types, built from their definitions (definition.ts):
+// adding a node type is adding its file under node-types/ and its entry here.
+const DEFINITIONS: NodeDefinition[] = [
   textInput,
   imageInput,
   videoInput,
   audioInput,
   fileInput,
+  brandSystemInput,
   promptConcatenate,
   textSplit,
   listSelector,
+  router,
   humanReview,
+  renameAsset,
   changeAspectRatio,
+  addLogo,
+  composer,
+  screenMockup,
+  matchBrandColors,
+  vectorize,
+  extractVideoFrame,
+  videoConcat,
+  trimSpeed,
+  videoEdit,
+  extractAudio,
+  removeAudio,
+  mergeAudioVideo,
+  videoAddSound,
+  videoSubtitle,
   genericProvider,
-];
+  ...providerTypes,
+] as NodeDefinition[];
 
-const REGISTRY = new Map<NodeType, NodeExecutor>();
-for (const type of NODE_TYPES) {
-  if (!isInertNodeType(type)) REGISTRY.set(type, providerRequired(type));
+interface Registered {
+  definition: NodeDefinition;
+  /** The type's params with `timeout_ms`, which every type takes; unknown params are refused. */
+  params: z.ZodObject;
 }
-for (const executor of BUILT_IN) REGISTRY.set(executor.type, executor);
-for (const executor of REGISTRY.values()) {
-  if (executor.maxTimeoutMs > MAX_NODE_TIMEOUT_MS) {
-    throw new Error(`Node type '${executor.type}' allows more than MAX_NODE_TIMEOUT_MS (${MAX_NODE_TIMEOUT_MS} ms)`);
+
+const REGISTRY = new Map<NodeType, Registered>();
+for (const definition of DEFINITIONS) {
+  if (REGISTRY.has(definition.type)) throw new Error(`Node type '${definition.type}' is defined twice`);
+  if (definition.maxTimeoutMs > MAX_NODE_TIMEOUT_MS) {
+    throw new Error(`Node type '${definition.type}' allows more than MAX_NODE_TIMEOUT_MS (${MAX_NODE_TIMEOUT_MS} ms)`);
   }
+  const params = definition.params.extend({ timeout_ms: NodeParamsSchema.shape.timeout_ms }).strict();
+  REGISTRY.set(definition.type, { definition, params });
+}
+for (const type of NODE_TYPES) {
+  if (!isInertNodeType(type) && !REGISTRY.has(type)) throw new Error(`Node type '${type}' has no definition`);
 }
 
-/** The executor of an executable node type; throws for comment/group, which never execute. */
-export function executorFor(type: NodeType | string): NodeExecutor {
-  const executor = REGISTRY.get(type as NodeType);
-  if (!executor) throw new Error(`No executor for node type '${type}'`);
-  return executor;
+function registered(type: NodeType | string): Registered {
+  const entry = REGISTRY.get(type as NodeType);
+  if (!entry) throw new Error(`No definition for node type '${type}'`);
+  return entry;
 }
 
-/** Whether the worker that makes a node of this type ready executes it at once (NodeExecutor.instant). */
+/** Every node type that executes, in the order of interface.md's NodeType. */
+export function nodeDefinitions(): NodeDefinition[] {
+  return NODE_TYPES.filter((t) => REGISTRY.has(t)).map((t) => REGISTRY.get(t)!.definition);
+}
+
+/** The definition of an executable node type; throws for comment/group, which never execute. */
+export function definitionOf(type: NodeType | string): NodeDefinition {
+  return registered(type).definition;
+}
+
+/** Whether `type` names a node type that executes (not comment/group, not unknown). */
+export function isDefinedNodeType(type: string): boolean {
+  return REGISTRY.has(type as NodeType);
+}
+
+/** The full params schema of a type: its own params plus `timeout_ms`, nothing else. */
+export function paramsSchemaOf(type: NodeType | string): z.ZodObject {
+  return registered(type).params;
+}
+
+/** Whether the worker that makes a node of this type ready executes it at once (NodeDefinition.instant). */
 export function isInstantNode(type: NodeType | string): boolean {
-  return executorFor(type).instant === true;
+  return definitionOf(type).instant === true;
 }
 
 /** Which queue a node type runs on. */
-export function nodeKind(type: NodeType | string): NodeKind {
-  return executorFor(type).kind;
+export function laneOf(type: NodeType | string): Lane {
+  return definitionOf(type).lane;
+}
+
+/** What executing a node of this type again gives: decides what a review retry re-runs. */
+export function rerunOutputOf(type: NodeType | string): RerunOutput {
+  return definitionOf(type).rerun;
 }
 
 /**
@@ -63,13 +129,14 @@ export function nodeKind(type: NodeType | string): NodeKind {
  * that overflows and fires at once.
  */
 export function timeoutOf(type: NodeType | string, params: Record<string, unknown> | undefined): number {
-  const executor = executorFor(type);
+  const definition = definitionOf(type);
   const given = params?.timeout_ms;
-  if (typeof given === 'number' && Number.isInteger(given) && given > 0) return Math.min(given, executor.maxTimeoutMs);
-  return executor.defaultTimeoutMs;
+  if (typeof given === 'number' && Number.isInteger(given) && given > 0)
+    return Math.min(given, definition.maxTimeoutMs);
+  return definition.defaultTimeoutMs;
 }
 
 /** The most `params.timeout_ms` may ask of a node of this type. */
 export function maxTimeoutOf(type: NodeType | string): number {
-  return executorFor(type).maxTimeoutMs;
+  return definitionOf(type).maxTimeoutMs;
 }

@@ -1,7 +1,7 @@
 import type { DataType, FailureReason, NodeType, ProposedOutput } from '@weft/contracts';
-import type { ImageLimits } from '@weft/media';
+import type { FfmpegTools, ImageLimits } from '@weft/media';
 
-export type { ImageLimits };
+export type { FfmpegTools, ImageLimits };
 
 /** What a node produces and passes downstream: the shape of a RunResult's `type` and `value`. */
 export interface NodeValue {
@@ -9,21 +9,40 @@ export interface NodeValue {
   value: unknown;
 }
 
-/** A file a node produced, before it is stored and registered as an asset. */
-export interface ProducedFile {
-  bytes: Buffer;
+/**
+ * A file a node produced, before it is stored and registered as an asset:
+ * its bytes, or (for anything large: video, audio) the path of a file the
+ * node wrote, streamed to storage from disk.
+ */
+export type ProducedFile = ({ bytes: Buffer; path?: undefined } | { path: string; bytes?: undefined }) & {
   contentType: string;
   mediaType: 'image' | 'video' | 'audio' | 'file';
   extension: string;
   metadata?: Record<string, string | number | boolean | null>;
-}
+  /** The download filename (`filename` of the asset); default `<node id>-<index>.<extension>`. */
+  filename?: string;
+};
 
-/** An asset a node reads. */
-export interface StoredAsset {
+/** What a node knows of an asset before reading it. */
+export interface AssetInfo {
   id: string;
   mediaType: 'image' | 'video' | 'audio' | 'file';
   contentType: string;
+  /** The stored file's extension (`png`, `mp4`, ...). */
+  extension: string;
+  /** The download filename. */
+  filename: string;
+  sizeBytes: number;
+}
+
+/** An asset a node reads whole: images, fonts, subtitles (small files). */
+export interface StoredAsset extends AssetInfo {
   bytes: Buffer;
+}
+
+/** An asset copied to a file of the node's working directory (NodeContext.workDir). */
+export interface DownloadedAsset extends AssetInfo {
+  path: string;
 }
 
 /**
@@ -32,16 +51,27 @@ export interface StoredAsset {
  * same asset once.
  */
 export interface NodeAssets {
+  /** The asset's record; a NodeFailure (`invalid_input`) when it does not exist or is not readable. */
+  info(assetId: string, signal: AbortSignal): Promise<AssetInfo>;
+  /** The asset's bytes in memory: for small files only. */
   read(assetId: string, signal: AbortSignal): Promise<StoredAsset>;
+  /** Streams the asset to a file in the node's working directory. */
+  download(assetId: string, signal: AbortSignal): Promise<DownloadedAsset>;
+  /**
+   * A presigned GET URL of the asset, for ffmpeg/ffprobe to read the byte
+   * ranges they need (media/video.ts: protocol whitelist, reconnects).
+   */
+  url(assetId: string, signal: AbortSignal): Promise<{ info: AssetInfo; url: string }>;
   store(file: ProducedFile, index: number, signal: AbortSignal): Promise<string>;
 }
 
-export interface NodeContext {
+export interface NodeContext<P = Record<string, unknown>> {
   runId: string;
   nodeId: string;
   nodeType: NodeType;
   attempt: number;
-  params: Record<string, unknown>;
+  /** The node's params as its type's schema parsed them (defaults applied). */
+  params: P;
   /** Port name → the upstream node's value (a list when the port lists several nodes). */
   inputs: Record<string, NodeValue | NodeValue[]>;
   /** For `*_input` nodes: the value given at run creation, undefined when the optional input was omitted. */
@@ -53,6 +83,14 @@ export interface NodeContext {
   outboundAllowList: readonly string[];
   /** What a node that decodes images may decode (ASSET_MAX_IMAGE_PIXELS, as for uploads). */
   imageLimits: ImageLimits;
+  /** ffmpeg and ffprobe on this worker (FFMPEG_PATH / FFPROBE_PATH). */
+  tools: { ffmpeg: string; ffprobe: string };
+  /**
+   * A directory of this execution for temporary files, created on first
+   * call; it is removed when the execution ends, whether it succeeded,
+   * failed, timed out or was cancelled.
+   */
+  workDir(): Promise<string>;
 }
 
 export interface NodeResult {
@@ -61,35 +99,6 @@ export interface NodeResult {
   cost?: number;
   /** Set by human_review: the run parks with this proposal instead of continuing. */
   review?: ProposedOutput;
-}
-
-/**
- * `light` nodes wait on I/O (provider calls, bookkeeping) and run many at a
- * time; `heavy` nodes process media and run on their own queue with a small
- * concurrency, so one kind never starves the other.
- */
-export type NodeKind = 'light' | 'heavy';
-
-export interface NodeExecutor {
-  type: NodeType;
-  kind: NodeKind;
-  /**
-   * Pure and immediate: computes its output from its inputs and params alone,
-   * with no I/O and nothing to abort, the same output every time. The worker
-   * that makes such a node ready executes it at once instead of sending it
-   * through the queue, and commits it with the node that made it ready
-   * (ADR 0013); it may execute it again when that commit misses. Never set it
-   * on a node that calls out, reads storage, costs credits or takes noticeable time.
-   */
-  instant?: boolean;
-  /** Used when the node's `params.timeout_ms` is absent. */
-  defaultTimeoutMs: number;
-  /**
-   * The most `params.timeout_ms` may ask for: a flow asking more is refused
-   * when it is published. At most MAX_NODE_TIMEOUT_MS (@weft/contracts).
-   */
-  maxTimeoutMs: number;
-  execute(ctx: NodeContext): Promise<NodeResult>;
 }
 
 /** A failure the run reports as is: `message` is shown to the caller, so it must be safe to show. */

@@ -7,6 +7,7 @@ import { assetRoutes } from './assets/assets.routes';
 import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
 import { metrics } from './metrics/metrics.routes';
+import { nodeTypeRoutes } from './node-types/node-types.routes';
 import { runRoutes } from './runs/runs.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
@@ -20,6 +21,7 @@ const apiRoutes: AnyRoute[] = [
   ...assetRoutes,
   ...runRoutes,
   ...appRunRoutes,
+  ...nodeTypeRoutes,
 ] as AnyRoute[];
 
 export const docs = createDocsRoutes(() => allRoutes);

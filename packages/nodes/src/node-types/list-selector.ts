@@ -1,17 +1,28 @@
 import type { DataType } from '@weft/contracts';
-import { NodeFailure, type NodeExecutor } from '../types';
-import { asList, intParam, isAssetValue, single } from '../values';
+import { z } from 'zod';
+import { ANY_KIND, defineNode } from '../definition';
 import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
+import { NodeFailure } from '../types';
+import { asList, isAssetValue, single } from '../values';
 
 /** Element `params.index` (0-based) of the list at `inputs.list`. */
-export const listSelector: NodeExecutor = {
+export const listSelector = defineNode({
   type: 'list_selector',
-  kind: 'light',
+  description:
+    'Element params.index (0-based) of the list at `list`: an asset list gives a list of that one asset; ' +
+    'out of range fails with invalid_input.',
+  serving: 'built_in',
+  inputs: { list: { accepts: ANY_KIND, required: true, many: false, description: 'The list to pick from' } },
+  params: z.object({ index: z.number().int().min(0).default(0).describe('Position in the list, from 0') }),
+  output: { sameAs: 'list', also: ['text', 'data'] },
+  lane: 'light',
   instant: true,
+  rerun: 'same',
   defaultTimeoutMs: 5_000,
   maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
+  estimateCost: () => 0,
   async execute(ctx) {
-    const index = intParam(ctx, 'index', 0);
+    const { index } = ctx.params;
     const input = single(ctx, 'list');
     const list = asList(input);
     if (index >= list.length) {
@@ -26,4 +37,4 @@ export const listSelector: NodeExecutor = {
     const type: DataType = typeof item === 'string' ? 'text' : 'data';
     return { output: { type, value: item } };
   },
-};
+});

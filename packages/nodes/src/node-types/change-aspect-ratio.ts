@@ -1,7 +1,10 @@
 import { openImage, PixelLimitError, type OpenedImage } from '@weft/media';
-import { NodeFailure, type NodeContext, type NodeExecutor, type ProducedFile } from '../types';
-import { assetIds, single, stringParam } from '../values';
+import { z } from 'zod';
+import { defineNode } from '../definition';
+import { imagePort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
+import { NodeFailure, type NodeContext, type ProducedFile } from '../types';
+import { assetIds, single } from '../values';
 
 const RATIO = /^(\d{1,4}):(\d{1,4})$/;
 
@@ -20,15 +23,14 @@ export function centredCrop(width: number, height: number, rw: number, rh: numbe
   return { left: Math.floor((width - byHeight) / 2), top: 0, width: byHeight, height };
 }
 
-function parseRatio(ctx: NodeContext): [number, number] {
-  const text = stringParam(ctx, 'aspect_ratio', '1:1');
-  const match = RATIO.exec(text);
-  const rw = Number(match?.[1]);
-  const rh = Number(match?.[2]);
-  if (!match || rw === 0 || rh === 0) {
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': aspect_ratio must look like 16:9, got '${text}'`);
-  }
-  return [rw, rh];
+const Ratio = z
+  .string()
+  .regex(RATIO, { error: 'aspect_ratio is width:height in whole numbers, like 16:9' })
+  .refine((text) => !/(^|:)0+(:|$)/.test(text), { error: 'neither side of aspect_ratio may be 0' });
+
+function parseRatio(text: string): [number, number] {
+  const match = RATIO.exec(text)!;
+  return [Number(match[1]), Number(match[2])];
 }
 
 const PORT = 'image';
@@ -80,13 +82,20 @@ async function crop(ctx: NodeContext, assetId: string, bytes: Buffer, rw: number
 }
 
 /** Crops each image at `inputs.image` to `params.aspect_ratio`, centred → new image assets. */
-export const changeAspectRatio: NodeExecutor = {
+export const changeAspectRatio = defineNode({
   type: 'change_aspect_ratio',
-  kind: 'heavy',
+  description: 'Crops each image at `image` to params.aspect_ratio, centred.',
+  serving: 'built_in',
+  inputs: { image: imagePort('The images to crop') },
+  params: z.object({ aspect_ratio: Ratio.default('1:1').describe('width:height, e.g. 1:1, 4:5, 16:9, 9:16') }),
+  output: { kinds: ['images'] },
+  lane: 'heavy',
+  rerun: 'same',
   defaultTimeoutMs: 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
+  estimateCost: () => 0,
   async execute(ctx) {
-    const [rw, rh] = parseRatio(ctx);
+    const [rw, rh] = parseRatio(ctx.params.aspect_ratio);
     const ids = assetIds(ctx, single(ctx, PORT));
     if (ids.length === 0) throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received no image`);
     const produced: string[] = [];
@@ -101,4 +110,4 @@ export const changeAspectRatio: NodeExecutor = {
     }
     return { output: { type: 'images', value: produced } };
   },
-};
+});

@@ -1,31 +1,15 @@
 import { blackPng, jpegDeclaring } from '@weft/testing';
 import sharp from 'sharp';
-import { executorFor, maxTimeoutOf, timeoutOf } from '../registry';
+import { definitionOf, maxTimeoutOf, timeoutOf } from '../registry';
 import { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 import type { NodeContext, NodeValue, ProducedFile, StoredAsset } from '../types';
 import { NodeFailure } from '../types';
 import { centredCrop } from './change-aspect-ratio';
+import { executeInTest, NO_ASSETS, testContext } from './test-context';
 
 const text = (value: unknown): NodeValue => ({ type: typeof value === 'string' ? 'text' : 'data', value });
 
-function ctx(type: string, over: Partial<NodeContext> = {}): NodeContext {
-  return {
-    runId: 'r',
-    nodeId: 'n',
-    nodeType: type as NodeContext['nodeType'],
-    attempt: 0,
-    params: {},
-    inputs: {},
-    runInput: undefined,
-    signal: new AbortController().signal,
-    assets: { read: jest.fn(), store: jest.fn() },
-    outboundAllowList: [],
-    imageLimits: { maxPixels: 100_000_000 },
-    ...over,
-  };
-}
-
-const run = (type: string, over: Partial<NodeContext> = {}) => executorFor(type).execute(ctx(type, over));
+const run = executeInTest;
 
 test('text_input: the given string, else params.default, else empty', async () => {
   expect((await run('text_input', { runInput: 'hi' })).output).toEqual({ type: 'text', value: 'hi' });
@@ -60,12 +44,12 @@ test('human_review proposes prompts for text and asset ids for media', async () 
   expect(media.review).toEqual({ asset_ids: ['id'] });
 });
 
-test('node types without a provider fail with provider_auth_required naming the setting', async () => {
-  await expect(run('image_generation')).rejects.toMatchObject({
+test('node types no adapter serves fail with provider_auth_required saying what is missing', async () => {
+  await expect(run('image_generation', { nodeId: 'draw' })).rejects.toMatchObject({
     reason: 'provider_auth_required',
-    message: expect.stringContaining('PROVIDER_IMAGE_GENERATION'),
+    message: "Node 'draw' (image_generation) is served by a provider adapter, not configured in this deployment",
   });
-  expect(() => executorFor('comment')).toThrow();
+  expect(() => definitionOf('comment')).toThrow();
 });
 
 test('timeouts: params.timeout_ms overrides the per-type default', () => {
@@ -90,22 +74,31 @@ describe('change_aspect_ratio and the pixel limit', () => {
   /** Node context whose `image` port holds one asset with these bytes; what it stores is collected. */
   function cropping(bytes: Buffer, over: Partial<NodeContext> = {}) {
     const stored: ProducedFile[] = [];
-    const asset: StoredAsset = { id: 'a1', mediaType: 'image', contentType: 'image/png', bytes };
+    const asset: StoredAsset = {
+      id: 'a1',
+      mediaType: 'image',
+      contentType: 'image/png',
+      extension: 'png',
+      filename: 'a1.png',
+      sizeBytes: bytes.length,
+      bytes,
+    };
     const assets = {
+      ...NO_ASSETS,
       read: jest.fn(async () => asset),
       store: jest.fn(async (file: ProducedFile) => {
         stored.push(file);
         return `out-${stored.length}`;
       }),
     };
-    const context = ctx('change_aspect_ratio', {
+    const context = testContext('change_aspect_ratio', {
       nodeId: 'square',
       params: { aspect_ratio: '1:1' },
       inputs: { image: { type: 'images', value: ['a1'] } },
       assets,
       ...over,
     });
-    return { run: () => executorFor('change_aspect_ratio').execute(context), stored };
+    return { run: () => definitionOf('change_aspect_ratio').execute(context), stored };
   }
 
   it.each([

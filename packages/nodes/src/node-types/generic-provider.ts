@@ -1,8 +1,9 @@
 import { DATA_TYPES, MAX_CREDITS, type DataType } from '@weft/contracts';
+import { z } from 'zod';
+import { ANY_KIND, defineNode } from '../definition';
 import { parseAllowList } from '../outbound/address-policy';
 import { guardedRequest, RefusedDestinationError } from '../outbound/guarded-request';
-import { NodeFailure, type NodeContext, type NodeExecutor, type NodeValue } from '../types';
-import { intParam, stringParam } from '../values';
+import { NodeFailure, type NodeContext, type NodeValue } from '../types';
 import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 
 const DATA_TYPE_SET: ReadonlySet<string> = new Set(DATA_TYPES);
@@ -43,18 +44,36 @@ function errorCode(body: Buffer): unknown {
  * is the result. Status mapping of extensions.md 5. `params.cost` (credits,
  * default 0) is charged for each successful call.
  */
-export const genericProvider: NodeExecutor = {
+export const genericProvider = defineNode({
   type: 'generic_provider',
-  kind: 'light',
+  description:
+    'POSTs {run_id, node_id, inputs} to params.url; a 2xx {type, value} is the result. Takes ports of any name.',
+  serving: 'built_in',
+  inputs: {},
+  otherInputs: { accepts: ANY_KIND, required: false, many: true, description: 'Passed to the provider under its name' },
+  params: z.object({
+    url: z
+      .string({ error: 'params.url must be an http(s) URL' })
+      .regex(/^https?:\/\//i, { error: 'params.url must be an http(s) URL' })
+      .describe('Where to POST; outbound rules apply (OUTBOUND_ALLOWED_HOSTS)'),
+    cost: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CREDITS)
+      .nullable()
+      .default(0)
+      .describe('Credits charged for each successful call'),
+  }),
+  output: { kinds: ANY_KIND },
+  lane: 'light',
+  rerun: 'new',
   defaultTimeoutMs: 30_000,
   maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
+  estimateCost: (params) => params.cost ?? 0,
   async execute(ctx) {
-    const url = stringParam(ctx, 'url', '');
-    if (!/^https?:\/\//i.test(url)) {
-      throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.url must be an http(s) URL`);
-    }
-    // Refused at publication past MAX_CREDITS; a flow stored before that fails here, before the call is paid for.
-    const cost = intParam(ctx, 'cost', 0, 0, MAX_CREDITS);
+    const { url } = ctx.params;
+    const cost = ctx.params.cost ?? 0;
     let res;
     try {
       res = await guardedRequest({
@@ -91,4 +110,4 @@ export const genericProvider: NodeExecutor = {
     }
     throw new NodeFailure('provider_error', `Provider of node '${ctx.nodeId}' failed (${status})`);
   },
-};
+});

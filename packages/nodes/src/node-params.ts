@@ -1,0 +1,35 @@
+import type { NodeType } from '@weft/contracts';
+import { z } from 'zod';
+import { paramsSchemaOf } from './registry';
+import { NodeFailure } from './types';
+
+/**
+ * The node's params as its type reads them (defaults applied). A flow is
+ * checked when it is published; one stored before a rule existed fails here,
+ * before any work, with `invalid_input` saying what is wrong.
+ */
+export function parseNodeParams(
+  type: NodeType | string,
+  nodeId: string,
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const result = paramsSchemaOf(type).safeParse(params ?? {});
+  if (result.success) return result.data as Record<string, unknown>;
+  const why = result.error.issues
+    .map(
+      (issue) =>
+        `params${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${issue.message}`,
+    )
+    .join('; ');
+  throw new NodeFailure('invalid_input', `Node '${nodeId}' (${type}) has invalid params: ${why}`);
+}
+
+/** The JSON Schema of a type's params (GET /node-types): what a flow author may set, with defaults. */
+export function paramsJsonSchema(type: NodeType | string): Record<string, unknown> {
+  const schema = z.toJSONSchema(paramsSchemaOf(type), { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return schema;
+}

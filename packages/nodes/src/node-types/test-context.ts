@@ -1,0 +1,37 @@
+import { parseNodeParams } from '../node-params';
+import { definitionOf } from '../registry';
+import type { NodeAssets, NodeContext, NodeResult } from '../types';
+
+// For unit tests of a node type's execute: a context with nothing behind it
+// but what the test gives. Tests through the API use the real engine.
+
+const nothing = async (): Promise<never> => {
+  throw new Error('this test gave the node no assets');
+};
+
+export const NO_ASSETS: NodeAssets = { info: nothing, read: nothing, download: nothing, url: nothing, store: nothing };
+
+/** A context for a node of `type`; `params` are parsed by the type's schema, as the engine does. */
+export function testContext(type: string, over: Partial<NodeContext> = {}): NodeContext {
+  return {
+    runId: 'r',
+    nodeId: 'n',
+    nodeType: type as NodeContext['nodeType'],
+    attempt: 0,
+    inputs: {},
+    runInput: undefined,
+    signal: new AbortController().signal,
+    assets: NO_ASSETS,
+    outboundAllowList: [],
+    imageLimits: { maxPixels: 100_000_000 },
+    tools: { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+    workDir: nothing,
+    ...over,
+    params: parseNodeParams(type, over.nodeId ?? 'n', over.params),
+  };
+}
+
+/** Executes a node of `type` in testContext. */
+export function executeInTest(type: string, over: Partial<NodeContext> = {}): Promise<NodeResult> {
+  return definitionOf(type).execute(testContext(type, over));
+}
