@@ -67,16 +67,31 @@ function toolError(command: string, why: string, { stderr, sourceFailed }: Omit<
   return sourceFailed ? new MediaSourceError(message) : new UnprocessableMediaError(message);
 }
 
-/** Runs a tool and collects its stdout (at most `maxBytes`). */
-function run(command: string, args: string[], timeoutMs: number, maxBytes: number): Promise<ToolRun> {
+/**
+ * Runs a tool and collects its stdout (at most `maxBytes`). Aborting
+ * `signal` kills it at once and rejects with the signal's reason.
+ */
+function run(
+  command: string,
+  args: string[],
+  timeoutMs: number,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const onAbort = () => {
+      killedFor ??= 'abort';
+      child.kill('SIGKILL');
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
     let line = '';
     let sourceFailed = false;
-    let killedFor: 'timeout' | 'output' | undefined;
+    let killedFor: 'timeout' | 'output' | 'abort' | undefined;
     const timer = setTimeout(() => {
       killedFor ??= 'timeout';
       child.kill('SIGKILL');
@@ -99,13 +114,16 @@ function run(command: string, args: string[], timeoutMs: number, maxBytes: numbe
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       // A missing tool is recorded as the asset's processing error, not retried.
       reject(err.code === 'ENOENT' ? new UnprocessableMediaError(`${command} is not installed`) : err);
     });
-    child.on('close', (code, signal) => {
+    child.on('close', (code, killSignal) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       if (!sourceFailed) sourceFailed = SOURCE_FAILURE.test(line);
-      if (code === 0) resolve({ stdout: Buffer.concat(chunks), stderr, sourceFailed });
+      if (killedFor === 'abort') reject(signal!.reason);
+      else if (code === 0) resolve({ stdout: Buffer.concat(chunks), stderr, sourceFailed });
       else if (killedFor === 'timeout') {
         // A stalled store and a file that is slow to decode look alike here;
         // retrying costs a few timeouts, not retrying loses the asset's metadata.
@@ -114,7 +132,8 @@ function run(command: string, args: string[], timeoutMs: number, maxBytes: numbe
         );
       } else if (killedFor === 'output') {
         reject(new UnprocessableMediaError(`${command} printed more than ${maxBytes} bytes`));
-      } else reject(toolError(command, signal ? `killed (${signal})` : `exit ${code}`, { stderr, sourceFailed }));
+      } else
+        reject(toolError(command, killSignal ? `killed (${killSignal})` : `exit ${code}`, { stderr, sourceFailed }));
     });
   });
 }
@@ -161,13 +180,14 @@ export interface MediaProbe {
   duration?: number;
 }
 
-/** Duration, codecs, dimensions, frame and sample rates as ffprobe reports them. */
-export async function probeMedia(url: string, tools: FfmpegTools): Promise<MediaProbe> {
+/** Duration, codecs, dimensions, frame and sample rates as ffprobe reports them; `signal` kills ffprobe. */
+export async function probeMedia(url: string, tools: FfmpegTools, signal?: AbortSignal): Promise<MediaProbe> {
   const { stdout: out } = await run(
     tools.ffprobe,
     [...INPUT, '-print_format', 'json', '-show_format', '-show_streams', url],
     tools.timeoutMs,
     4 * 1024 * 1024,
+    signal,
   );
   let probe: ProbeOutput;
   try {
@@ -255,4 +275,34 @@ async function grabFrame(url: string, index: number, seek: string[], tools: Ffmp
   // unless the connection broke on the way.
   if (png.length === 0) throw toolError(tools.ffmpeg, `decoded no frame of stream ${index}`, rest);
   return png;
+}
+
+/**
+ * What goes before each `-i <presigned URL>` of a media node's ffmpeg
+ * command: only network protocols (a crafted file cannot make ffmpeg open a
+ * local file or another URL) and reconnects, as for uploads.
+ */
+export const URL_INPUT: readonly string[] = [...PROTOCOLS, ...RECONNECT];
+
+export interface FfmpegRun {
+  ffmpeg: string;
+  /** Kills ffmpeg when aborted (the node's cancel or timeout); the promise rejects with its reason. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs ffmpeg for a media node: `args` are its inputs (each URL after
+ * URL_INPUT), filters and output file, which ffmpeg writes (`-y`). Rejects
+ * with UnprocessableMediaError when the content is at fault (stderr's tail,
+ * URLs redacted, in the message) and MediaSourceError when the store is.
+ * No timer of its own: the node's timeout aborts `signal`.
+ */
+export async function runFfmpeg(run_: FfmpegRun, args: string[]): Promise<void> {
+  await run(
+    run_.ffmpeg,
+    ['-nostdin', '-hide_banner', '-v', 'warning', '-y', ...args],
+    2 ** 31 - 1,
+    64 * 1024,
+    run_.signal,
+  );
 }
