@@ -1,5 +1,6 @@
 import type { FlowNode, RunInput } from '@weft/contracts';
 import { linksOf } from '@weft/dag';
+import { MediaSourceError } from '@weft/media';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,7 +101,8 @@ export async function invokeExecutor(
     result = await definition.execute(ctx);
   } catch (err) {
     if (scope.cancel.aborted) return CANCELED;
-    if (err instanceof TransientError) throw err;
+    // The store failed ffmpeg, not the content: retried like any storage failure.
+    if (err instanceof TransientError || err instanceof MediaSourceError) throw err;
     if (timeout?.aborted) return new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`);
     return err instanceof NodeFailure ? err : internalFailure(core, node.id, err);
   } finally {
