@@ -59,7 +59,7 @@ export async function invokeExecutor(
   } catch (err) {
     return err as NodeFailure;
   }
-  const timeoutMs = timeoutOf(node.type, params);
+  const timeoutMs = timeoutOf(node.type, node.params);
   // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
   const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
   const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;

@@ -13,7 +13,9 @@ export function parseNodeParams(
   nodeId: string,
   params: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  const result = paramsSchemaOf(type).safeParse(params ?? {});
+  // timeout_ms is read by timeoutOf, which caps what a flow stored before its bound asks for.
+  const { timeout_ms: _, ...own } = params ?? {};
+  const result = paramsSchemaOf(type).safeParse(own);
   if (result.success) return result.data as Record<string, unknown>;
   const why = result.error.issues
     .map(

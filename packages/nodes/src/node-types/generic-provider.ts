@@ -6,6 +6,8 @@ import { guardedRequest, RefusedDestinationError } from '../outbound/guarded-req
 import { NodeFailure, type NodeContext, type NodeValue } from '../types';
 import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 
+const COST_RANGE = `cost must be a whole number of credits from 0 to ${MAX_CREDITS}`;
+
 const DATA_TYPE_SET: ReadonlySet<string> = new Set(DATA_TYPES);
 
 /** The plain values of the node's ports: what the provider receives. */
@@ -57,10 +59,10 @@ export const genericProvider = defineNode({
       .regex(/^https?:\/\//i, { error: 'params.url must be an http(s) URL' })
       .describe('Where to POST; outbound rules apply (OUTBOUND_ALLOWED_HOSTS)'),
     cost: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_CREDITS)
+      .number({ error: COST_RANGE })
+      .int({ error: COST_RANGE })
+      .min(0, { error: COST_RANGE })
+      .max(MAX_CREDITS, { error: COST_RANGE })
       .nullable()
       .default(0)
       .describe('Credits charged for each successful call'),

@@ -104,7 +104,7 @@ test('destinations on metadata or private addresses are refused, redirects and I
   }
 });
 
-test('a node type without a provider fails with provider_auth_required naming the setting', async () => {
+test('a node type no provider adapter serves fails with provider_auth_required saying so', async () => {
   const run = await runAgent({
     nodes: [
       { id: 'topic', type: 'text_input' },
@@ -114,7 +114,7 @@ test('a node type without a provider fails with provider_auth_required naming th
   });
   const done = await pollRun(stack.gw, org.apiKey, `/runs/${run.id}`);
   expect(done).toMatchObject({ status: 'failed', failure_reason: 'provider_auth_required' });
-  expect(done.error).toMatch(/PROVIDER_LLM/);
+  expect(done.error).toBe("Node 'write' (llm) is served by a provider adapter, not configured in this deployment");
 });
 
 test('insufficient credits: the run is created failed at once and its external_id stays claimed', async () => {

@@ -33,7 +33,10 @@ const providerFlow = (params: Record<string, unknown>): Flow => ({
 
 /** An agent whose active flow has `params` on its provider node, written as a flow stored before they were refused. */
 async function storedAgent(params: Record<string, unknown>, estimated = 0) {
-  const agent = await postAgent(stack.gw.app, org.apiKey, { flow: providerFlow({}), estimated_cost: estimated });
+  const agent = await postAgent(stack.gw.app, org.apiKey, {
+    flow: providerFlow({ url: 'http://127.0.0.1:9/placeholder' }),
+    estimated_cost: estimated,
+  });
   const { db } = stack.gw.deps;
   const { activeVersionId } = await db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } });
   await db.prisma.agentVersion.update({
@@ -75,7 +78,7 @@ test('a stored flow with a cost past an integer fails the node before calling th
   const started = await run(agentId);
   const done = await pollRun(stack.gw, org.apiKey, `/runs/${started.id}`);
   expect(done).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
-  expect(done.error).toMatch(/params\.cost must be an integer from 0 to 2147483647/);
+  expect(done.error).toMatch(/params\.cost: cost must be a whole number of credits from 0 to 2147483647/);
   expect(calls('/ok')).toBe(0);
 });
 
