@@ -71,7 +71,10 @@ export const CreateAgentBody = z
     description: z.string().max(10_000),
     tags: z.array(z.string().min(1).max(64)).max(50).optional(),
     visibility: FlowVisibilitySchema.default('private'),
-    estimated_cost: Credits.default(0),
+    estimated_cost: Credits.optional().openapi({
+      description:
+        "Credits a run is expected to cost; default: the sum of the flow's node estimates (0 without a flow)",
+    }),
     flow: FlowSchema.optional(),
   })
   .openapi('CreateAgent');

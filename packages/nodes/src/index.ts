@@ -17,7 +17,7 @@ export {
   timeoutOf,
 } from './registry';
 export { flowNodeIssues, NODE_ISSUE } from './flow-check';
-export { parseNodeParams, paramsJsonSchema } from './node-params';
+export { estimateFlowCost, parseNodeParams, paramsJsonSchema } from './node-params';
 export { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS, QUICK_MAX_TIMEOUT_MS } from './timeouts';
 export { parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
 export { guardedRequest, RefusedDestinationError } from './outbound/guarded-request';

@@ -1,6 +1,6 @@
-import type { NodeType } from '@weft/contracts';
+import { MAX_CREDITS, type Flow, type NodeType } from '@weft/contracts';
 import { z } from 'zod';
-import { paramsSchemaOf } from './registry';
+import { definitionOf, isDefinedNodeType, paramsSchemaOf } from './registry';
 import { NodeFailure } from './types';
 
 /**
@@ -34,4 +34,19 @@ export function paramsJsonSchema(type: NodeType | string): Record<string, unknow
   >;
   delete schema.$schema;
   return schema;
+}
+
+/**
+ * Credits a run of `flow` is expected to cost: the sum of its nodes'
+ * estimates (each from its params), at most MAX_CREDITS. For a flow that has
+ * passed publication's checks.
+ */
+export function estimateFlowCost(flow: Flow): number {
+  let total = 0;
+  for (const node of flow.nodes) {
+    if (!isDefinedNodeType(node.type)) continue;
+    const parsed = paramsSchemaOf(node.type).safeParse(node.params ?? {});
+    if (parsed.success) total += definitionOf(node.type).estimateCost(parsed.data);
+  }
+  return Math.min(total, MAX_CREDITS);
 }

@@ -1,5 +1,6 @@
 import type { Agent, CreateAgentBody, z } from '@weft/contracts';
 import type { Db } from '@weft/db';
+import { estimateFlowCost } from '@weft/nodes';
 import { toAgent, toDraftAgent } from './mappers';
 import { versionData } from './version-data';
 import { assertPublishableFlow } from './check-flow';
@@ -20,7 +21,7 @@ export async function createAgent(db: Db, orgId: string, input: CreateAgentInput
     description: input.description,
     tags: [...new Set(input.tags ?? [])],
     visibility: input.visibility,
-    estimatedCost: input.estimated_cost,
+    estimatedCost: input.estimated_cost ?? (flow ? estimateFlowCost(flow) : 0),
   };
   if (!flow) return toDraftAgent(await db.prisma.agent.create({ data }));
 

@@ -118,3 +118,29 @@ describe('flows are checked against the node types when published', () => {
     expect(locs(res.body)).toEqual([[['body', 'flow', 'nodes', 3, 'inputs', 'image'], 'port_kind']]);
   });
 });
+
+describe("an agent's estimated_cost", () => {
+  const flow = (costs: number[]): Flow => ({
+    nodes: [
+      { id: 'topic', type: 'text_input' },
+      ...costs.map((cost, i) => ({
+        id: `call${i}`,
+        type: 'generic_provider' as const,
+        params: { url: 'http://127.0.0.1:9/x', cost },
+        inputs: { prompt: 'topic' },
+      })),
+    ],
+    outputs: [],
+  });
+  const create = (body: object) =>
+    request(gw.app)
+      .post('/agents')
+      .set('X-Api-Key', org.apiKey)
+      .send({ name: 'Costed', description: '', ...body });
+
+  test("defaults to the sum of its nodes' estimates; the author's figure wins", async () => {
+    expect((await create({ flow: flow([2, 5]) })).body.estimated_cost).toBe(7);
+    expect((await create({ flow: flow([2, 5]), estimated_cost: 1 })).body.estimated_cost).toBe(1);
+    expect((await create({})).body.estimated_cost).toBe(0);
+  });
+});
