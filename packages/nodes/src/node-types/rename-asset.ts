@@ -23,7 +23,9 @@ export const renameAsset = defineNode({
       .string()
       .min(1)
       .max(200)
-      .refine((name) => !/[/\\\u0000-\u001f]/.test(name), { error: 'a filename has no slashes or control characters' })
+      .refine((name) => !/[/\\]/.test(name) && ![...name].some((c) => c.charCodeAt(0) < 32), {
+        error: 'a filename has no slashes or control characters',
+      })
       .describe('The new name; the extension is kept, {n} is replaced by 1, 2, ...'),
   }),
   output: { sameAs: 'assets' },
