@@ -37,6 +37,8 @@ export interface EngineCore {
   requireImageLimits(): ImageLimits;
   /** ffmpeg and ffprobe, for media nodes. */
   mediaTools: MediaTools;
+  /** Where node executions make their temporary directories. */
+  nodeWorkRoot: string;
   /** Presigned URLs of node inputs, for ffmpeg: needs storage. */
   nodeUrls(): UrlSigner;
   /** Processing (thumbnail, metadata) of the files nodes produce; absent in processes that execute no node. */

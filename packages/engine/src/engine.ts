@@ -3,6 +3,7 @@ import type { ImageLimits } from '@weft/nodes';
 import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import { createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
+import os from 'node:os';
 import type { Logger } from 'pino';
 import { CancelBus, InFlight } from './cancel-bus';
 import { cancelRun } from './cancel-run';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   imageLimits?: ImageLimits;
   /** ffmpeg and ffprobe for media nodes (default: the ones on PATH). */
   mediaTools?: MediaTools;
+  /** Where node executions make their temporary directories (default: os.tmpdir()). */
+  nodeWorkRoot?: string;
   /** Observers of runs started and ended (the process's metrics). */
   hooks?: EngineHooks;
   /**
@@ -96,6 +99,7 @@ export function createEngine(options: EngineOptions): Engine {
       return options.storage;
     },
     mediaTools: options.mediaTools ?? { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+    nodeWorkRoot: options.nodeWorkRoot ?? os.tmpdir(),
     nodeUrls() {
       // Media nodes hand ffmpeg presigned URLs of their inputs; two hours outlast any media node's timeout.
       urls ??= createUrlSigner(this.requireStorage(), { ttlSeconds: 7200, audience: 'servers' });

@@ -2,7 +2,6 @@ import type { FlowNode, RunInput } from '@weft/contracts';
 import { linksOf } from '@weft/dag';
 import { MediaSourceError } from '@weft/media';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {
   definitionOf,
@@ -63,7 +62,7 @@ export async function invokeExecutor(
   // Instant nodes are synchronous text functions: a timer could not interrupt them, and costs one per node.
   const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
   const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;
-  const work = new WorkDir();
+  const work = new WorkDir(core.nodeWorkRoot);
   const ctx: NodeContext = {
     runId: run.id,
     nodeId: node.id,
@@ -143,7 +142,9 @@ function internalFailure(core: EngineCore, nodeId: string, err: unknown): NodeFa
 class WorkDir {
   private made: Promise<string> | undefined;
 
-  readonly path = (): Promise<string> => (this.made ??= fs.promises.mkdtemp(path.join(os.tmpdir(), 'weft-node-')));
+  constructor(private readonly root: string) {}
+
+  readonly path = (): Promise<string> => (this.made ??= fs.promises.mkdtemp(path.join(this.root, 'weft-node-')));
 
   async remove(core: EngineCore): Promise<void> {
     if (!this.made) return;

@@ -19,6 +19,7 @@ import type { EngineHooks } from './engine-hooks';
 import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
 import { startSlotRenewal } from './slot-renewal';
+import type { MediaTools } from './engine-core';
 
 export interface NodeWorkersOptions {
   db: Db;
@@ -33,6 +34,10 @@ export interface NodeWorkersOptions {
   outboundAllowList: readonly string[];
   /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
   maxImagePixels: number;
+  /** ffmpeg and ffprobe for media nodes (default: the ones on PATH). */
+  mediaTools?: MediaTools;
+  /** Where node executions make their temporary directories (default: the system's temporary directory). */
+  nodeWorkRoot?: string;
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
   /** Nodes of one organization queued or executing at once, over every worker (ADR 0025). */
@@ -73,6 +78,8 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     storage: options.storage,
     outboundAllowList: options.outboundAllowList,
     imageLimits: { maxPixels: options.maxImagePixels },
+    ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
+    ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
     assetJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });

@@ -23,6 +23,8 @@ export interface WorkerSettings {
   maxImagePixels: number;
   /** Defaults to the gateway's ORG_MAX_EXECUTING_NODES: both sides of the queues must agree. */
   orgMaxExecutingNodes?: number;
+  /** Where node executions make their temporary directories (default: the system's). */
+  nodeWorkRoot?: string;
   /** Where the worker logs; silent unless given. */
   logger?: Logger;
 }
