@@ -132,4 +132,5 @@ export const INPUT_NODE_TYPES = [
 export type FlowRunStatus = (typeof FLOW_RUN_STATUSES)[number];
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 export type DataType = (typeof DATA_TYPES)[number];
+export type AppInputType = (typeof APP_INPUT_TYPES)[number];
 export type MediaType = (typeof MEDIA_TYPES)[number];

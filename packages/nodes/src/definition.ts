@@ -1,4 +1,4 @@
-import type { DataType, NodeType } from '@weft/contracts';
+import type { AppInputType, DataType, NodeType } from '@weft/contracts';
 import type { RerunOutput } from '@weft/dag';
 import type { z } from 'zod';
 import type { NodeContext, NodeResult } from './types';
@@ -46,6 +46,8 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   /** One sentence for flow authors (GET /node-types, docs/nodes.md). */
   description: string;
   serving: Serving;
+  /** For `*_input` types: the kind of value a run gives it (an app input of this AppInputType exposes it). */
+  runInput?: AppInputType;
   inputs: Readonly<Record<string, PortSpec>>;
   /** Ports under any other name, when the type takes them (generic_provider passes every port on). */
   otherInputs?: PortSpec;

@@ -7,6 +7,7 @@ export * from './types';
 export * from './definition';
 export {
   definitionOf,
+  inputNodeTypeOf,
   isDefinedNodeType,
   isInstantNode,
   laneOf,

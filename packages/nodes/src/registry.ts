@@ -1,4 +1,4 @@
-import { MAX_NODE_TIMEOUT_MS, NODE_TYPES, NodeParamsSchema, type NodeType } from '@weft/contracts';
+import { MAX_NODE_TIMEOUT_MS, NODE_TYPES, NodeParamsSchema, type AppInputType, type NodeType } from '@weft/contracts';
 import { isInertNodeType, type RerunOutput } from '@weft/dag';
 import type { z } from 'zod';
 import type { Lane, NodeDefinition } from './definition';
@@ -105,6 +105,13 @@ export function isDefinedNodeType(type: string): boolean {
 /** The full params schema of a type: its own params plus `timeout_ms`, nothing else. */
 export function paramsSchemaOf(type: NodeType | string): z.ZodObject {
   return registered(type).params;
+}
+
+/** The input node type an app input of `type` exposes. */
+export function inputNodeTypeOf(type: AppInputType): NodeType {
+  const found = DEFINITIONS.find((d) => d.runInput === type);
+  if (!found) throw new Error(`No input node type takes a run input of type '${type}'`);
+  return found.type;
 }
 
 /** Whether the worker that makes a node of this type ready executes it at once (NodeDefinition.instant). */

@@ -1,16 +1,7 @@
-import type { AppInput, AgentOutput, Flow, NodeType } from '@weft/contracts';
+import type { AppInput, AgentOutput, Flow } from '@weft/contracts';
 import { isInertNodeType, isInputNodeType } from '@weft/dag';
 import type { ValidationIssue } from '@weft/errors';
-
-/** The input node type each AppInputType exposes. */
-const NODE_TYPE_OF: Record<AppInput['type'], NodeType> = {
-  text: 'text_input',
-  image: 'image_input',
-  video: 'video_input',
-  audio: 'audio_input',
-  file: 'file_input',
-  brand: 'brand_system_input',
-};
+import { definitionOf, inputNodeTypeOf, isDefinedNodeType } from '@weft/nodes';
 
 /**
  * Checks an app definition against the active flow of its agent
@@ -41,7 +32,7 @@ export function checkAppAgainstFlow(
         type: 'unknown_input',
         input: input.id,
       });
-    } else if (NODE_TYPE_OF[input.type] !== node.type) {
+    } else if (inputNodeTypeOf(input.type) !== node.type) {
       issues.push({
         loc: [...loc, 'type'],
         msg: `Input node '${input.id}' is a ${node.type}; its app input type must be '${appTypeOf(node.type)}'`,
@@ -104,5 +95,5 @@ export function checkAppAgainstFlow(
 }
 
 function appTypeOf(nodeType: string): string {
-  return Object.entries(NODE_TYPE_OF).find(([, t]) => t === nodeType)?.[0] ?? nodeType;
+  return (isDefinedNodeType(nodeType) ? definitionOf(nodeType).runInput : undefined) ?? nodeType;
 }

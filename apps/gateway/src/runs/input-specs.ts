@@ -1,4 +1,5 @@
 import type { AgentInput, AppInput } from '@weft/contracts';
+import { definitionOf, isDefinedNodeType } from '@weft/nodes';
 
 /** What a run input must look like, whether it comes from an agent's or an app's definition. */
 export interface InputSpec {
@@ -10,17 +11,12 @@ export interface InputSpec {
   max?: number | null | undefined;
 }
 
-const KIND_OF_NODE: Record<string, InputSpec['kind']> = {
-  text_input: 'text',
-  image_input: 'image',
-  video_input: 'video',
-  audio_input: 'audio',
-  file_input: 'file',
-  brand_system_input: 'brand',
-};
-
 export function agentInputSpecs(inputs: AgentInput[]): InputSpec[] {
-  return inputs.map((i) => ({ id: i.id, kind: KIND_OF_NODE[i.type] ?? 'text', required: i.required ?? true }));
+  return inputs.map((i) => ({
+    id: i.id,
+    kind: (isDefinedNodeType(i.type) ? definitionOf(i.type).runInput : undefined) ?? 'text',
+    required: i.required ?? true,
+  }));
 }
 
 export function appInputSpecs(inputs: AppInput[]): InputSpec[] {

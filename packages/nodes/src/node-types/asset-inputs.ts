@@ -1,4 +1,4 @@
-import type { DataType, NodeType } from '@weft/contracts';
+import type { AppInputType, DataType, NodeType } from '@weft/contracts';
 import { defineNode } from '../definition';
 import { noParams } from '../ports';
 import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
@@ -8,11 +8,12 @@ import { NodeFailure } from '../types';
 // Existence, access and media type are checked when the run is created (the
 // caller gets a 4xx there); here the value is passed on as the typed list.
 
-function assetInput(type: NodeType, dataType: DataType, what: string) {
+function assetInput(type: NodeType, runInput: AppInputType, dataType: DataType, what: string) {
   return defineNode({
     type,
     description: `${what} given when the run is created, as {asset_ids: [...]}; checked to exist, be readable and be of the right media type.`,
     serving: 'built_in',
+    runInput,
     inputs: {},
     params: noParams,
     output: { kinds: [dataType] },
@@ -33,7 +34,7 @@ function assetInput(type: NodeType, dataType: DataType, what: string) {
   });
 }
 
-export const imageInput = assetInput('image_input', 'images', 'Images');
-export const videoInput = assetInput('video_input', 'videos', 'Videos');
-export const audioInput = assetInput('audio_input', 'audio', 'Audio files');
-export const fileInput = assetInput('file_input', 'files', 'Files');
+export const imageInput = assetInput('image_input', 'image', 'images', 'Images');
+export const videoInput = assetInput('video_input', 'video', 'videos', 'Videos');
+export const audioInput = assetInput('audio_input', 'audio', 'audio', 'Audio files');
+export const fileInput = assetInput('file_input', 'file', 'files', 'Files');

@@ -10,6 +10,7 @@ export const brandSystemInput = defineNode({
     'A brand given when the run is created, as an object or JSON text: name, colors (hex strings), ' +
     'fonts and logo (asset ids), tone.',
   serving: 'built_in',
+  runInput: 'brand',
   inputs: {},
   params: noParams,
   output: { kinds: ['data'] },

@@ -7,6 +7,7 @@ export const textInput = defineNode({
   type: 'text_input',
   description: 'A text given when the run is created; when optional and not given, params.default or empty.',
   serving: 'built_in',
+  runInput: 'text',
   inputs: {},
   params: z.object({ default: z.string().default('').describe('The value when the optional input is not given') }),
   output: { kinds: ['text'] },
