@@ -1,5 +1,5 @@
 import type { Flow, FlowNode } from '@weft/contracts';
-import { linksOf } from './links';
+import { linksOf, resolveTarget, type ResolvedLink } from './links';
 import { isInertNodeType, type RerunOutput } from './node-kinds';
 import { assertValidFlow } from './validate';
 
@@ -17,6 +17,7 @@ export class FlowGraph {
   private readonly order = new Map<string, number>();
   private readonly up = new Map<string, string[]>();
   private readonly down = new Map<string, string[]>();
+  private readonly links = new Map<string, ResolvedLink[]>();
   private topo: string[] | undefined;
 
   private constructor(readonly flow: Flow) {
@@ -29,7 +30,13 @@ export class FlowGraph {
     }
     for (const node of this.byId.values()) {
       const ups = this.up.get(node.id)!;
-      for (const { target } of linksOf(node)) {
+      // A valid flow's links all name an executable node.
+      const links = linksOf(node).map((link) => ({
+        ...link,
+        ...resolveTarget(link.target, (id) => this.byId.has(id))!,
+      }));
+      this.links.set(node.id, links);
+      for (const { node: target } of links) {
         if (ups.includes(target)) continue;
         ups.push(target);
         this.down.get(target)!.push(node.id);
@@ -66,6 +73,11 @@ export class FlowGraph {
   /** Direct upstream nodes: the ones `id` reads from. */
   upstreamOf(id: string): string[] {
     return [...this.known(this.up, id)];
+  }
+
+  /** The links of `id` in declaration order, each resolved to the node it reads (and the named output, if any). */
+  inputLinks(id: string): readonly ResolvedLink[] {
+    return this.known(this.links, id);
   }
 
   /** Direct downstream nodes: the ones reading from `id`. */
@@ -165,7 +177,7 @@ export class FlowGraph {
     return this.readyNodes(new Set());
   }
 
-  private known(map: Map<string, string[]>, id: string): string[] {
+  private known<T>(map: Map<string, T[]>, id: string): T[] {
     const list = map.get(id);
     if (!list) throw new Error(`Unknown or non-executable node '${id}'`);
     return list;

@@ -3,6 +3,7 @@
 export { validateFlow, assertValidFlow, FLOW_ISSUE, type Loc } from './validate';
 export { FlowGraph, topologicalOrder, readyNodes, upstreamOf, downstreamOf, ancestorsOf, descendantsOf } from './graph';
 export { agentInputs, agentOutputs, hasHumanReview } from './derive';
-export { linksOf, linkLoc, type Link } from './links';
+export { linksOf, linkLoc, resolveTarget, type Link, type LinkTarget, type ResolvedLink } from './links';
 export { isInputNodeType, isInertNodeType, type RerunOutput } from './node-kinds';
 export { canonicalJson, jsonEqual } from './canonical';
+export { carriesValue, nextMoves, runsWith, type BranchState, type Moves } from './branches';

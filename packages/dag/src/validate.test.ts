@@ -178,3 +178,34 @@ describe('validateFlow', () => {
     expect((issues[0]!.ctx as { cycle: string[] }).cycle).toHaveLength(n + 1);
   });
 });
+
+describe('links to named outputs', () => {
+  it('accepts `<id>.<port>` when the node exists, leaving the port to the node types', () => {
+    const issues = validateFlow(
+      flow([
+        { id: 't', type: 'text_input' },
+        { id: 'r', type: 'router', inputs: { value: 't' } },
+        { id: 'a', inputs: { parts: ['r.yes', 'r.no'] } },
+      ]),
+    );
+    expect(issues).toEqual([]);
+  });
+
+  it('reports `<id>.<port>` of an unknown node, and a node reading its own output', () => {
+    const issues = validateFlow(flow([{ id: 'a', inputs: { parts: ['ghost.yes', 'a.yes'] } }]));
+    expect(issues.map((i) => [i.loc, i.type])).toEqual([
+      [['nodes', 0, 'inputs', 'parts', 0], 'unknown_node'],
+      [['nodes', 0, 'inputs', 'parts', 1], 'self_link'],
+    ]);
+  });
+
+  it('finds cycles through named outputs', () => {
+    const issues = validateFlow(
+      flow([
+        { id: 'r', type: 'router', inputs: { value: 'a' } },
+        { id: 'a', inputs: { parts: ['r.yes'] } },
+      ]),
+    );
+    expect(issues.map((i) => i.type)).toEqual(['cycle']);
+  });
+});

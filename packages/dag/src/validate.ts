@@ -1,6 +1,6 @@
 import { NODE_TYPES, type Flow } from '@weft/contracts';
 import { ValidationError, type ValidationIssue } from '@weft/errors';
-import { linkLoc, linksOf, type Link } from './links';
+import { linkLoc, linksOf, resolveTarget, type Link } from './links';
 import { isInertNodeType } from './node-kinds';
 
 export type Loc = (string | number)[];
@@ -18,7 +18,7 @@ export const FLOW_ISSUE = {
   duplicateOutputId: 'duplicate_output_id',
 } as const;
 
-interface ResolvedLink extends Link {
+interface IndexedLink extends Link {
   /** Index in `flow.nodes` of the upstream node (its first occurrence). */
   targetIndex: number;
 }
@@ -31,7 +31,10 @@ interface ResolvedLink extends Link {
  * types at the HTTP edge; this repeats it for flows that did not pass through
  * it), node ids unique, every link names another existing node that is not a
  * `comment`/`group`, `comment`/`group` nodes have no links, no cycles, output
- * ids unique and naming an existing executable node.
+ * ids unique and naming an existing executable node. A link may name
+ * `<node id>.<port>` when that node exists: whether the node has such a named
+ * output (a router's route) is for the node types' definitions to say
+ * (@weft/nodes flowNodeIssues).
  *
  * Pure and O(nodes + links); the gateway runs it on publication and the worker
  * may run it again on load.
@@ -67,12 +70,13 @@ export function validateFlow(flow: Flow, prefix: Loc = []): ValidationIssue[] {
   });
 
   // Links. Only the ones that survive these checks take part in cycle detection.
-  const resolved: ResolvedLink[][] = nodes.map(() => []);
+  const resolved: IndexedLink[][] = nodes.map(() => []);
   nodes.forEach((node, i) => {
     const inert = isInertNodeType(node.type);
     for (const link of linksOf(node)) {
       const loc = at('nodes', i, ...linkLoc(link));
-      const targetIndex = firstIndex.get(link.target);
+      const named = resolveTarget(link.target, (id) => firstIndex.has(id));
+      const targetIndex = named && firstIndex.get(named.node);
       if (inert) {
         issues.push({
           loc,
@@ -80,7 +84,7 @@ export function validateFlow(flow: Flow, prefix: Loc = []): ValidationIssue[] {
           type: FLOW_ISSUE.inertLink,
           input: link.target,
         });
-      } else if (link.target === node.id) {
+      } else if (named?.node === node.id) {
         issues.push({ loc, msg: `Node '${node.id}' links to itself`, type: FLOW_ISSUE.selfLink, input: link.target });
       } else if (targetIndex === undefined) {
         issues.push({
@@ -92,7 +96,7 @@ export function validateFlow(flow: Flow, prefix: Loc = []): ValidationIssue[] {
       } else if (isInertNodeType(nodes[targetIndex]!.type)) {
         issues.push({
           loc,
-          msg: `Cannot link to '${link.target}': ${nodes[targetIndex]!.type} nodes carry no data`,
+          msg: `Cannot link to '${named!.node}': ${nodes[targetIndex]!.type} nodes carry no data`,
           type: FLOW_ISSUE.inertLink,
           input: link.target,
         });
@@ -170,7 +174,7 @@ interface FoundCycle {
  * flow order and links in declaration order, so the report is deterministic.
  * Every back edge closes one cycle; nodes already proven acyclic are not revisited.
  */
-function findCycles(ids: string[], links: ResolvedLink[][]): FoundCycle[] {
+function findCycles(ids: string[], links: IndexedLink[][]): FoundCycle[] {
   const WHITE = 0;
   const GRAY = 1;
   const BLACK = 2;
