@@ -54,6 +54,14 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   params: P;
   output: OutputSpec;
   /**
+   * The named outputs of a node of this type with these params (a router's
+   * route ports): a flow may link `<node id>.<port>` to one of them, and the
+   * node's result says which carry its value (NodeResult.ports); the nodes
+   * that only the others lead to end skipped. Absent: the node has one
+   * output, linked by its id.
+   */
+  outputPorts?(params: z.output<P>): string[];
+  /**
    * What executes it when no provider adapter is routed to it: `local` for
    * the worker's own route of a local_or_provider type. Provider types have
    * none until their adapters route them (NODE_ROUTES).

@@ -1,8 +1,8 @@
 import { NODE_TYPES, type DataType, type Flow, type FlowNode } from '@weft/contracts';
-import { isInertNodeType, linkLoc, linksOf, type Loc } from '@weft/dag';
+import { isInertNodeType, linkLoc, linksOf, resolveTarget, type Link, type Loc } from '@weft/dag';
 import type { ValidationIssue } from '@weft/errors';
 import { ANY_KIND, type NodeDefinition, type PortSpec } from './definition';
-import { definitionOf, isDefinedNodeType } from './registry';
+import { definitionOf, isDefinedNodeType, paramsSchemaOf } from './registry';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(NODE_TYPES);
 
@@ -13,14 +13,44 @@ export const NODE_ISSUE = {
   tooManyLinks: 'too_many_links',
   wrongKind: 'port_kind',
   timeout: 'less_than_equal',
+  noNamedOutputs: 'no_named_outputs',
+  unknownOutput: 'unknown_output',
 } as const;
 
 /** The node a link names: `id`, or `id.port` for a node with named outputs (router). */
 function upstreamNode(target: string, byId: Map<string, FlowNode>): FlowNode | undefined {
-  const direct = byId.get(target);
-  if (direct) return direct;
-  const dot = target.lastIndexOf('.');
-  return dot > 0 ? byId.get(target.slice(0, dot)) : undefined;
+  const named = resolveTarget(target, (id) => byId.has(id));
+  return named && byId.get(named.node);
+}
+
+/**
+ * The issue of a link `<id>.<port>` whose node has no such named output: it
+ * has none (only a router does), or its params name no such route.
+ */
+function namedOutputIssue(link: Link, upstream: FlowNode, at: Loc): ValidationIssue | undefined {
+  const named = resolveTarget(link.target, (id) => id === upstream.id);
+  if (named?.output === undefined) return undefined;
+  const definition = definitionOf(upstream.type);
+  if (!definition.outputPorts) {
+    return {
+      loc: at,
+      msg: `'${upstream.id}' is a ${upstream.type} node: it has a single output, linked as '${upstream.id}'`,
+      type: NODE_ISSUE.noNamedOutputs,
+      input: link.target,
+    };
+  }
+  // Params the schema refuses have issues of their own; their ports cannot be known.
+  const params = paramsSchemaOf(upstream.type).safeParse(upstream.params ?? {});
+  if (!params.success) return undefined;
+  const ports = [...new Set(definition.outputPorts(params.data))];
+  if (ports.includes(named.output)) return undefined;
+  return {
+    loc: at,
+    msg: `${upstream.type} '${upstream.id}' has no output '${named.output}'; its outputs are ${ports.map((p) => `'${p}'`).join(', ')}`,
+    type: NODE_ISSUE.unknownOutput,
+    input: link.target,
+    ctx: { outputs: ports },
+  };
 }
 
 const list = (kinds: readonly DataType[]) => kinds.join(' or ');
@@ -65,7 +95,8 @@ function portOf(definition: NodeDefinition, port: string): PortSpec | undefined 
  * a `loc` into the flow prefixed by `prefix`: an input port the type does not
  * have, a required one left unlinked, several nodes on a single-value port, a
  * port fed by a node whose output is of a kind it does not take, and a
- * `timeout_ms` above the type's maximum. Params are checked against each
+ * `timeout_ms` above the type's maximum, a link `<id>.<port>` to a node
+ * without that named output (a router's route). Params are checked against each
  * type's schema by the caller (paramsSchemaOf), which renders zod's issues.
  * Structure (ids, links to existing nodes, cycles) is @weft/dag's to report:
  * links it would refuse are passed over here.
@@ -109,7 +140,10 @@ export function flowNodeIssues(flow: Flow, prefix: Loc = []): ValidationIssue[] 
     for (const link of linksOf(node)) {
       const spec = portOf(definition, link.port);
       const upstream = upstreamNode(link.target, byId);
-      if (!spec || !upstream || upstream === node || !isDefinedNodeType(upstream.type)) continue;
+      if (!upstream || upstream === node || !isDefinedNodeType(upstream.type)) continue;
+      const unnamed = namedOutputIssue(link, upstream, at(...linkLoc(link)));
+      if (unnamed) issues.push(unnamed);
+      if (!spec) continue;
       const produced = outputs.of(upstream);
       if (produced.some((kind) => spec.accepts.includes(kind))) continue;
       issues.push({

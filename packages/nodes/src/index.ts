@@ -10,6 +10,7 @@ export {
   inputNodeTypeOf,
   isDefinedNodeType,
   isInstantNode,
+  isRequiredInput,
   laneOf,
   maxTimeoutOf,
   nodeDefinitions,

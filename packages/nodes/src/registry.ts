@@ -119,6 +119,12 @@ export function isInstantNode(type: NodeType | string): boolean {
   return definitionOf(type).instant === true;
 }
 
+/** Whether a node of this type cannot run without a value at input `port` (PortSpec.required). */
+export function isRequiredInput(type: NodeType | string, port: string): boolean {
+  const { inputs, otherInputs } = definitionOf(type);
+  return Object.hasOwn(inputs, port) ? inputs[port]!.required : (otherInputs?.required ?? false);
+}
+
 /** Which queue a node type runs on. */
 export function laneOf(type: NodeType | string): Lane {
   return definitionOf(type).lane;

@@ -99,6 +99,11 @@ export interface NodeResult {
   cost?: number;
   /** Set by human_review: the run parks with this proposal instead of continuing. */
   review?: ProposedOutput;
+  /**
+   * For a type with named outputs (NodeDefinition.outputPorts): the ones that
+   * carry `output`, possibly none; the nodes only the others lead to end skipped.
+   */
+  ports?: string[];
 }
 
 /** A failure the run reports as is: `message` is shown to the caller, so it must be safe to show. */
