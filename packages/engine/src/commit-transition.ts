@@ -1,7 +1,6 @@
-import type { NodeValue } from '@weft/nodes';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
-import { settlementLines, type RunRow } from './run-rows';
+import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
 import type { Transition } from './transition';
 
 /** A node's own result, written by the transition that follows from it. */
@@ -9,7 +8,7 @@ export interface NodeSettlement {
   nodeId: string;
   attempt: number;
   status: 'completed' | 'waiting_review';
-  output: NodeValue;
+  output: StoredOutput;
   cost: number;
   /** When the executor started (the row held the dispatch time until now). */
   startedAt: Date;
@@ -36,7 +35,7 @@ export interface TransitionWrite {
 /**
  * Writes a run's transition in one statement: the run row (progress,
  * current_node, or its completion with results and cost), the settled nodes,
- * the dispatched nodes, reviews opened, output assets, settlement ledger
+ * the dispatched nodes, the nodes skipped, reviews opened, output assets, settlement ledger
  * lines and the credits the run gives back (pending_credits, ADR 0011).
  *
  * Every change to a run's node rows bumps `runs.version` in the same
@@ -69,6 +68,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
   const parts: Part[] = [writes.length === 1 ? ONE_RUN_PART : RUNS_PART];
   if (values['sRuns']) parts.push(SETTLE_PART);
   if (values['dRuns']) parts.push(DISPATCH_PART);
+  if (values['kRuns']) parts.push(SKIP_PART);
   if (values['vRuns']) parts.push(REVIEW_PART);
   if (values['oRuns']) parts.push(OUTPUTS_PART);
   if (values['lRuns']) parts.push(LEDGER_PART);
@@ -87,7 +87,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
 
 /**
  * The statement's parameters: one array per column, one element per run (u),
- * node settled (s), node dispatched (d), review (v), output asset (o), ledger
+ * node settled (s), node dispatched (d), node skipped (k), review (v), output asset (o), ledger
  * line (l), credits given back (b). A part whose arrays would be empty is absent.
  */
 function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
@@ -127,6 +127,10 @@ function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
     for (const d of t.ready) {
       push('dRuns', run.id);
       push('dNodes', d.nodeId);
+    }
+    for (const nodeId of t.skipped) {
+      push('kRuns', run.id);
+      push('kNodes', nodeId);
     }
     if (!done) continue;
     for (const assetId of done.outputAssetIds) {
@@ -219,6 +223,14 @@ const DISPATCH_PART: Part = {
     UPDATE node_executions n SET status = 'running', started_at = now()
       FROM r JOIN unnest($dRuns::uuid[], $dNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
      WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = 'pending'
+  )`,
+};
+const SKIP_PART: Part = {
+  key: 'k',
+  sql: `skipped AS (
+    UPDATE node_executions n SET status = 'skipped', completed_at = now()
+      FROM r JOIN unnest($kRuns::uuid[], $kNodes::text[]) AS k(run_id, node_id) ON k.run_id = r.id
+     WHERE n.run_id = k.run_id AND n.node_id = k.node_id AND n.status = 'pending'
   )`,
 };
 const REVIEW_PART: Part = {

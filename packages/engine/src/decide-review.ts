@@ -28,7 +28,8 @@ interface ReviewRow {
  *   the run continues downstream;
  * - retry: the nodes upstream of the review back to the nearest ones whose
  *   output can change (FlowGraph.retryPathOf) run again, each at its next
- *   attempt, and the review node waits for them, then proposes anew.
+ *   attempt, and the review node waits for them, then proposes anew; nodes
+ *   skipped after them are decided again (a router may route elsewhere).
  * 404: run or review unknown to the caller; 409: the review is not pending.
  */
 export async function decideReview(
@@ -99,6 +100,12 @@ async function retry(
   // (the same proposal, under a new review id).
   const sources = path.sources.length > 0 ? path.sources : version.graph.upstreamOf(review.node_id);
   const between = path.rerun.filter((id) => !sources.includes(id));
+  // A router among the re-run nodes may take another route this time: the nodes skipped
+  // after them are decided again, once the nodes before them have settled anew.
+  const after = new Set(sources.flatMap((id) => version.graph.descendantsOf(id)));
+  const skipped = (await loadNodes(client, run.id))
+    .filter((n) => n.status === 'skipped' && after.has(n.node_id))
+    .map((n) => n.node_id);
   await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
     reviewId,
   ]);
@@ -109,7 +116,7 @@ async function retry(
     `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL,
             started_at = NULL, completed_at = NULL
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [run.id, [review.node_id, ...between]],
+    [run.id, [review.node_id, ...between, ...skipped]],
   );
   await client.query(
     `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,

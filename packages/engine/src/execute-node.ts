@@ -126,10 +126,12 @@ async function commitNode(
     const chain = await settleWithInstantNodes(core, scope, rows, own, around);
     if (chain.canceled) return NOTHING;
     const wasPending = new Set(snapshot.nodes.filter((n) => n.status === 'pending').map((n) => n.node_id));
-    const dispatched = rows
-      .filter((n) => n.status === 'running' && wasPending.has(n.node_id))
+    const moved = rows.filter((n) => wasPending.has(n.node_id));
+    const ready = moved
+      .filter((n) => n.status === 'running')
       .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
-    const transition = transitionOf(run, rows, dispatched, version, spec);
+    const skipped = moved.filter((n) => n.status === 'skipped').map((n) => n.node_id);
+    const transition = transitionOf(run, rows, { ready, skipped }, version, spec);
     const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
     let applied: boolean;
     try {

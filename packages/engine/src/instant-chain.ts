@@ -32,7 +32,7 @@ export interface Chain {
  * then those that each of them makes ready, and so on: pure text functions,
  * executed in memory and committed together with the node that led to them
  * (ADR 0013). Nodes that are not instant are marked `running` in the rows, for
- * the commit to dispatch. A failure or a cancel stops the chain where it happens.
+ * the commit to dispatch; nodes that only routes not taken lead to, `skipped`. A failure or a cancel stops the chain where it happens.
  */
 export async function settleWithInstantNodes(
   core: EngineCore,
@@ -48,7 +48,7 @@ export async function settleWithInstantNodes(
     row.output = settlement.output;
     row.cost += settlement.cost;
     chain.settlements.push(settlement);
-    for (const ready of dispatchReady(rows, scope.version)) {
+    for (const ready of dispatchReady(rows, scope.version).ready) {
       if (!isInstantNode(ready.nodeType)) continue;
       // Stopped: the nodes left stay dispatched, for failNode to cancel (or the reconciler to enqueue after a crash).
       if (chain.failed || chain.canceled) return;

@@ -1,5 +1,5 @@
-import type { FlowNode, RunInput } from '@weft/contracts';
-import { linksOf } from '@weft/dag';
+import type { RunInput } from '@weft/contracts';
+import { carriesValue, type FlowGraph } from '@weft/dag';
 import { MediaSourceError } from '@weft/media';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,7 +69,7 @@ export async function invokeExecutor(
     nodeType: node.type,
     attempt: job.attempt,
     params,
-    inputs: resolveInputs(node, scope.nodes),
+    inputs: resolveInputs(scope.version.graph, node.id, scope.nodes),
     runInput: scope.inputs.find((i) => i.id === node.id)?.value,
     signal,
     assets: nodeAssets(
@@ -111,7 +111,7 @@ export async function invokeExecutor(
     nodeId: job.nodeId,
     attempt: job.attempt,
     status: result.review ? 'waiting_review' : 'completed',
-    output: result.output,
+    output: result.ports ? { ...result.output, ports: result.ports } : result.output,
     cost: result.cost ?? 0,
     startedAt,
     completedAt: new Date(),
@@ -121,11 +121,22 @@ export async function invokeExecutor(
   };
 }
 
-/** Port → upstream value(s), from the node's links and the upstream rows. */
-function resolveInputs(node: FlowNode, byId: Map<string, NodeRow>): Record<string, NodeValue | NodeValue[]> {
+/**
+ * Port → upstream value(s), from the node's links and the upstream rows. A
+ * link that brings no value (a route not taken, a skipped node; only on an
+ * optional port, or the node would have been skipped) is left out: a list
+ * port keeps the others, a port left with none is absent.
+ */
+function resolveInputs(
+  graph: FlowGraph,
+  nodeId: string,
+  byId: Map<string, NodeRow>,
+): Record<string, NodeValue | NodeValue[]> {
   const out: Record<string, NodeValue | NodeValue[]> = {};
-  for (const link of linksOf(node)) {
-    const value = byId.get(link.target)?.output ?? { type: 'data', value: null };
+  for (const link of graph.inputLinks(nodeId)) {
+    const upstream = byId.get(link.node);
+    if (!carriesValue(link, upstream)) continue;
+    const value: NodeValue = { type: upstream!.output!.type, value: upstream!.output!.value };
     if (link.index === undefined) out[link.port] = value;
     else ((out[link.port] ??= []) as NodeValue[]).push(value);
   }

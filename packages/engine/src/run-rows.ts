@@ -21,13 +21,21 @@ export interface RunRow {
 
 export type NodeStatus = 'pending' | 'running' | 'waiting_review' | 'completed' | 'failed' | 'canceled' | 'skipped';
 
+/**
+ * A node's output as its row holds it: the value, and for a node with named
+ * outputs (a router) the ones that carry it (NodeResult.ports).
+ */
+export interface StoredOutput extends NodeValue {
+  ports?: string[];
+}
+
 export interface NodeRow {
   node_id: string;
   node_type: NodeType;
   status: NodeStatus;
   attempt: number;
   cost: number;
-  output: NodeValue | null;
+  output: StoredOutput | null;
 }
 
 const RUN_COLUMNS = 'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, version';

@@ -1,4 +1,6 @@
 import type { FlowOutput, RunResult } from '@weft/contracts';
+import { nextMoves } from '@weft/dag';
+import { isRequiredInput } from '@weft/nodes';
 import type { LoadedVersion } from './flow-cache';
 import { actualCost, type NodeRow, type RunRow } from './run-rows';
 
@@ -9,15 +11,22 @@ export interface Dispatch {
   nodeType: string;
 }
 
-/** What follows from a run's node rows once a node's state changed: computed here, written by commitTransition. */
-export interface Transition {
-  /** Pending nodes whose upstream nodes have all completed: they become `running` (dispatched). */
+/** What a transition does to pending nodes. */
+export interface NodeMoves {
+  /** Pending nodes whose upstream nodes have all settled, with a value on each required port: they become `running` (dispatched). */
   ready: Dispatch[];
+  /** Pending nodes only routes not taken or skipped nodes lead to: they become `skipped` (@weft/dag nextMoves). */
+  skipped: string[];
+}
+
+/** What follows from a run's node rows once a node's state changed: computed here, written by commitTransition. */
+export interface Transition extends NodeMoves {
+  /** Settled nodes (completed or skipped) over all nodes. */
   progress: number;
   /** The type of the first dispatched node in flow order (null while only reviews are open). */
   currentNode: string | null;
   awaitingReview: boolean;
-  /** Set when every node has completed: the run completes with these results and this cost. */
+  /** Set when every node has settled: the run completes with these results (null for a skipped node) and this cost. */
   completion: { results: RunResult[]; cost: number; outputAssetIds: string[] } | null;
 }
 
@@ -37,34 +46,47 @@ export function planTransition(
   return transitionOf(run, nodes, dispatchReady(nodes, version), version, resultSpec);
 }
 
-/** Marks `running` (dispatched) the pending nodes whose upstream nodes have all completed, and returns them. */
-export function dispatchReady(nodes: NodeRow[], version: LoadedVersion): Dispatch[] {
+/**
+ * Marks `running` (dispatched) the pending nodes whose upstream nodes have
+ * all settled and that get a value on each required port, and `skipped` the
+ * ones that cannot (only routes not taken or skipped nodes lead to them);
+ * returns both.
+ */
+export function dispatchReady(nodes: NodeRow[], version: LoadedVersion): NodeMoves {
   const byId = new Map(nodes.map((n) => [n.node_id, n]));
-  const completed = new Set(nodes.filter((n) => n.status === 'completed').map((n) => n.node_id));
+  const moves = nextMoves(
+    version.graph,
+    (id) => {
+      const row = byId.get(id);
+      return row && { status: row.status, ports: row.output?.ports };
+    },
+    isRequiredInput,
+  );
   const ready: Dispatch[] = [];
-  for (const id of version.graph.readyNodes(completed)) {
-    const row = byId.get(id);
-    if (row?.status !== 'pending') continue;
+  for (const id of moves.ready) {
+    const row = byId.get(id)!;
     row.status = 'running';
     ready.push({ nodeId: id, attempt: row.attempt, nodeType: row.node_type });
   }
-  return ready;
+  for (const id of moves.skipped) byId.get(id)!.status = 'skipped';
+  return { ready, skipped: moves.skipped };
 }
 
-/** The transition of a run whose rows are `nodes`, `dispatched` being the nodes it marked `running`. */
+/** The transition of a run whose rows are `nodes`, `moves` being what it did to pending nodes. */
 export function transitionOf(
   run: RunRow,
   nodes: NodeRow[],
-  dispatched: Dispatch[],
+  moves: NodeMoves,
   version: LoadedVersion,
   resultSpec: FlowOutput[],
 ): Transition {
   const byId = new Map(nodes.map((n) => [n.node_id, n]));
-  const completed = nodes.filter((n) => n.status === 'completed').length;
+  const settled = nodes.filter((n) => n.status === 'completed' || n.status === 'skipped').length;
   const total = nodes.length;
-  if (completed === total) {
+  if (settled === total) {
     return {
       ready: [],
+      skipped: moves.skipped,
       progress: 1,
       currentNode: null,
       awaitingReview: false,
@@ -73,12 +95,18 @@ export function transitionOf(
   }
   const current = version.graph.nodeIds().find((id) => byId.get(id)?.status === 'running');
   return {
-    ready: dispatched,
-    progress: total === 0 ? 0 : completed / total,
+    ...moves,
+    progress: total === 0 ? 0 : settled / total,
     currentNode: current ? byId.get(current)!.node_type : null,
     awaitingReview: nodes.some((n) => n.status === 'waiting_review'),
     completion: null,
   };
+}
+
+/** What a node gives a run's results: nothing when it was skipped or its value went through none of its outputs. */
+function nodeResult(row: NodeRow | undefined): unknown {
+  if (row?.status !== 'completed' || row.output?.ports?.length === 0) return null;
+  return row.output?.value;
 }
 
 function completionOf(
@@ -90,7 +118,7 @@ function completionOf(
   const results: RunResult[] = resultSpec.map((spec) => ({
     id: spec.id,
     type: spec.type,
-    value: (byId.get(spec.id)?.output?.value ?? null) as RunResult['value'],
+    value: (nodeResult(byId.get(spec.id)) ?? null) as RunResult['value'],
     description: spec.description,
   }));
   // Produced assets are registered as intermediate; the ones the results name become outputs (extensions.md 7).
