@@ -13,9 +13,9 @@ export interface Dispatch {
 
 /** What a transition does to pending nodes. */
 export interface NodeMoves {
-  /** Pending nodes whose upstream nodes have all settled, with a value on each required port: they become `running` (dispatched). */
+  /** Pending nodes whose upstream nodes have all settled, each required link bringing a value: they become `running` (dispatched). */
   ready: Dispatch[];
-  /** Pending nodes only routes not taken or skipped nodes lead to: they become `skipped` (@weft/dag nextMoves). */
+  /** Pending nodes on routes not taken, or after skipped nodes: they become `skipped` (@weft/dag nextMoves, ADR 0029). */
   skipped: string[];
 }
 
@@ -48,9 +48,9 @@ export function planTransition(
 
 /**
  * Marks `running` (dispatched) the pending nodes whose upstream nodes have
- * all settled and that get a value on each required port, and `skipped` the
- * ones that cannot (only routes not taken or skipped nodes lead to them);
- * returns both.
+ * all settled and whose required links all bring a value, and `skipped` the
+ * others whose upstream nodes have settled (a route not taken or a skipped
+ * node feeds them); returns both.
  */
 export function dispatchReady(nodes: NodeRow[], version: LoadedVersion): NodeMoves {
   const byId = new Map(nodes.map((n) => [n.node_id, n]));
