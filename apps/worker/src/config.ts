@@ -52,6 +52,8 @@ const WorkerEnv = z.object({
   ASSET_MAX_IMAGE_BYTES: envInt(1, 2 * 1024 ** 3).default(100 * 1024 * 1024),
   FFMPEG_PATH: envString().default('ffmpeg'),
   FFPROBE_PATH: envString().default('ffprobe'),
+  /** espeak-ng: the local route of text_to_speech. */
+  ESPEAK_PATH: envString().default('espeak-ng'),
   /** Where media nodes keep their temporary files (removed when each node ends); default: the system's. */
   NODE_WORK_DIR: envOptionalString(),
   /** ffmpeg or ffprobe running longer than this on one asset is killed. */

@@ -77,6 +77,7 @@ async function main() {
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH },
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
+    mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },
   });
   const assetWorker = await startAssetWorker({
     db,

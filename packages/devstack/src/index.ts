@@ -19,3 +19,4 @@ export { assertPortFree, freePort, isPortListening } from './tcp';
 export { DevstackError, MissingDependencyError, PortInUseError, PortUnavailableError } from './errors';
 export type { EnsureServiceOptions, ServiceHandle, ServiceSource } from './service-handle';
 export { findOrInstallFfmpeg, type FfmpegPaths } from './ffmpeg/find-ffmpeg';
+export { findOrInstallEspeak } from './espeak/find-espeak';

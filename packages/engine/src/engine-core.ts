@@ -14,6 +14,8 @@ import type { RunSnapshot } from './run-snapshots';
 export interface MediaTools {
   ffmpeg: string;
   ffprobe: string;
+  /** espeak-ng: text_to_speech's local route. */
+  espeak: string;
 }
 
 /** What every use case of the engine works with; built once per process by createEngine. */
@@ -35,7 +37,7 @@ export interface EngineCore {
   requireStorage(): Storage;
   /** What nodes may decode: needed by processes that execute nodes, with storage. */
   requireImageLimits(): ImageLimits;
-  /** ffmpeg and ffprobe, for media nodes. */
+  /** ffmpeg, ffprobe and espeak-ng, for media nodes. */
   mediaTools: MediaTools;
   /** Where node executions make their temporary directories. */
   nodeWorkRoot: string;

@@ -33,7 +33,7 @@ export interface EngineOptions {
   outboundAllowList?: readonly string[];
   /** What nodes may decode (ASSET_MAX_IMAGE_PIXELS): needed, like storage, by processes that execute nodes. */
   imageLimits?: ImageLimits;
-  /** ffmpeg and ffprobe for media nodes (default: the ones on PATH). */
+  /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
   mediaTools?: MediaTools;
   /** Where node executions make their temporary directories (default: os.tmpdir()). */
   nodeWorkRoot?: string;
@@ -98,7 +98,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (!options.storage) throw new Error('This process has no object storage: it cannot execute nodes');
       return options.storage;
     },
-    mediaTools: options.mediaTools ?? { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+    mediaTools: options.mediaTools ?? { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', espeak: 'espeak-ng' },
     nodeWorkRoot: options.nodeWorkRoot ?? os.tmpdir(),
     nodeUrls() {
       // Media nodes hand ffmpeg presigned URLs of their inputs; two hours outlast any media node's timeout.

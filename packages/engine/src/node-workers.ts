@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { listenForCancellations } from './cancel-bus';
 import { createRunQueues } from './dispatcher';
 import { createEngine, type Engine } from './engine';
+import type { MediaTools } from './engine-core';
 import type { EngineHooks } from './engine-hooks';
 import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
@@ -46,6 +47,8 @@ export interface NodeWorkersOptions {
   orgSlotLeaseMs?: number;
   /** Observers (the worker's metrics): runs ended here and node job timings. */
   hooks?: EngineHooks;
+  /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
+  mediaTools?: MediaTools;
 }
 
 export interface NodeWorkers {
@@ -82,6 +85,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
     assetJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
   });
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
 

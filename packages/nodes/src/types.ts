@@ -83,8 +83,8 @@ export interface NodeContext<P = Record<string, unknown>> {
   outboundAllowList: readonly string[];
   /** What a node that decodes images may decode (ASSET_MAX_IMAGE_PIXELS, as for uploads). */
   imageLimits: ImageLimits;
-  /** ffmpeg and ffprobe on this worker (FFMPEG_PATH / FFPROBE_PATH). */
-  tools: { ffmpeg: string; ffprobe: string };
+  /** ffmpeg, ffprobe and espeak-ng on this worker (FFMPEG_PATH / FFPROBE_PATH / ESPEAK_PATH). */
+  tools: { ffmpeg: string; ffprobe: string; espeak: string };
   /**
    * A directory of this execution for temporary files, created on first
    * call; it is removed when the execution ends, whether it succeeded,

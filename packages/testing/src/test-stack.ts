@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   ensurePostgres,
   ensureRedis,
+  findOrInstallEspeak,
   findOrInstallFfmpeg,
   ensureS3,
   withDatabaseName,
@@ -81,9 +82,11 @@ export async function startTestStack(env: NodeJS.ProcessEnv, log: (line: string)
         log,
       }).then(track),
     ]);
-    // The asset worker's tests run ffmpeg. Installed after the services so
-    // that two apt-get runs (this and redis-server's) never contend for dpkg.
+    // The asset worker's and media nodes' tests run ffmpeg, text_to_speech's
+    // run espeak-ng. Installed after the services so that two apt-get runs
+    // (these and redis-server's) never contend for dpkg.
     findOrInstallFfmpeg(log);
+    findOrInstallEspeak(log);
     return { postgres, redis, s3, adminDatabaseUrl: withDatabaseName(postgres.url, 'postgres'), stop };
   } catch (err) {
     // One service failing must not leave the others running.

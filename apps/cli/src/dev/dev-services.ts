@@ -6,6 +6,7 @@ import {
   ensurePostgres,
   ensureRedis,
   ensureS3,
+  findOrInstallEspeak,
   findOrInstallFfmpeg,
   type S3Settings,
 } from '@weft/devstack';
@@ -74,6 +75,12 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
       findOrInstallFfmpeg(log);
     } catch (err) {
       log(`ffmpeg: ${(err as Error).message} Video stills and media metadata are skipped until then.`);
+    }
+    // Only text_to_speech's local route needs it: its runs fail until then, nothing else.
+    try {
+      findOrInstallEspeak(log);
+    } catch (err) {
+      log(`espeak-ng: ${(err as Error).message} text_to_speech fails until then.`);
     }
 
     return {

@@ -24,7 +24,7 @@ export function testContext(type: string, over: Partial<NodeContext> = {}): Node
     assets: NO_ASSETS,
     outboundAllowList: [],
     imageLimits: { maxPixels: 100_000_000 },
-    tools: { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' },
+    tools: { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', espeak: 'espeak-ng' },
     workDir: nothing,
     ...over,
     params: parseNodeParams(type, over.nodeId ?? 'n', over.params),
