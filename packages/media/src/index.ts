@@ -7,3 +7,6 @@ export * from './vectorize';
 export { tracePool, TracerBusyError } from './trace-pool';
 export * from './document';
 export * from './redact';
+export * from './audio/audio-formats';
+export * from './audio/video-container';
+export * from './audio/sound-under-video';

@@ -177,6 +177,8 @@ export interface MediaProbe {
   videoStream?: number;
   /** The cover art's stream index, when the file has one. */
   coverStream?: number;
+  /** The first audio track's stream index, when the file has sound. */
+  audioStream?: number;
   duration?: number;
 }
 
@@ -225,6 +227,7 @@ export async function probeMedia(url: string, tools: FfmpegTools, signal?: Abort
     metadata,
     ...(video?.index !== undefined ? { videoStream: video.index } : {}),
     ...(cover?.index !== undefined ? { coverStream: cover.index } : {}),
+    ...(audio?.index !== undefined ? { audioStream: audio.index } : {}),
     ...(duration !== undefined ? { duration } : {}),
   };
 }

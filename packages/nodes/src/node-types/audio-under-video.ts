@@ -1,11 +1,28 @@
 import type { NodeType } from '@weft/contracts';
+import { soundUnderVideo } from '@weft/media';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
+import { knownMetadata, mediaIds, openMedia, runOnMedia, type MediaSource } from '../media-sources';
 import { mediaPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+import { NodeFailure, type NodeContext } from '../types';
 
 // merge_audio_video and video_add_sound: one behaviour, two defaults.
+
+/**
+ * The sound for each video: one sound goes under every video; as many
+ * sounds as videos are paired in order.
+ */
+function soundFor(ctx: NodeContext, videos: string[], sounds: string[]): (index: number) => string {
+  if (sounds.length === 1) return () => sounds[0]!;
+  if (sounds.length === videos.length) return (index) => sounds[index]!;
+  throw new NodeFailure(
+    'invalid_input',
+    `Node '${ctx.nodeId}': input 'audio' has ${sounds.length} files for ${videos.length} videos at input 'video' ` +
+      '(give one sound, or one per video)',
+  );
+}
 
 function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: string) {
   return defineNode({
@@ -30,7 +47,59 @@ function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: s
     defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
     maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
     estimateCost: () => 0,
-    execute: notBuiltYet(type),
+    async execute(ctx) {
+      const videoIds = mediaIds(ctx, 'video');
+      const soundOf = soundFor(ctx, videoIds, mediaIds(ctx, 'audio'));
+      const sounds = new Map<string, MediaSource>();
+      const produced: string[] = [];
+      for (const [index, id] of videoIds.entries()) {
+        const video = await openMedia(ctx, 'video', id, 'video');
+        const soundId = soundOf(index);
+        const sound = sounds.get(soundId) ?? (await openMedia(ctx, 'audio', soundId, 'sound'));
+        sounds.set(soundId, sound);
+        const command = soundUnderVideo({
+          video: {
+            url: video.url,
+            stream: video.probe.videoStream!,
+            ...(video.probe.audioStream !== undefined ? { audioStream: video.probe.audioStream } : {}),
+            ...(video.probe.duration !== undefined ? { duration: video.probe.duration } : {}),
+          },
+          sound: {
+            url: sound.url,
+            stream: sound.probe.audioStream!,
+            ...(sound.probe.duration !== undefined ? { duration: sound.probe.duration } : {}),
+          },
+          mode: ctx.params.mode,
+          volume: ctx.params.volume,
+          fit: ctx.params.fit,
+          videoExtension: video.info.extension,
+          outputStem: path.join(await ctx.workDir(), `with-sound-${index}`),
+        });
+        const blame = `the video at input 'video' (asset ${id}) or the sound at input 'audio' (asset ${soundId})`;
+        await runOnMedia(ctx, blame, command.args);
+        const { width, height, codec, frame_rate } = video.probe.metadata;
+        produced.push(
+          await ctx.assets.store(
+            {
+              path: command.output,
+              contentType: command.container.contentType,
+              mediaType: 'video',
+              extension: command.container.extension,
+              metadata: knownMetadata({
+                width,
+                height,
+                codec: command.copiesVideo ? codec : 'h264',
+                frame_rate,
+                duration: command.duration,
+              }),
+            },
+            index,
+            ctx.signal,
+          ),
+        );
+      }
+      return { output: { type: 'videos', value: produced } };
+    },
   });
 }
 

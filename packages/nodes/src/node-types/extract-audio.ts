@@ -1,8 +1,12 @@
+import { AUDIO_FORMATS, URL_INPUT } from '@weft/media';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+
+const PORT = 'video';
 
 /** The audio track of a video. */
 export const extractAudio = defineNode({
@@ -17,5 +21,34 @@ export const extractAudio = defineNode({
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('extract_audio'),
+  async execute(ctx) {
+    const format = AUDIO_FORMATS[ctx.params.format];
+    const produced: string[] = [];
+    for (const [index, id] of mediaIds(ctx, PORT).entries()) {
+      const video = await openMedia(ctx, PORT, id, 'video with sound');
+      const output = path.join(await ctx.workDir(), `audio-${index}.${format.extension}`);
+      const { duration } = video.probe;
+      const args = [...URL_INPUT, '-i', video.url, '-map', `0:${video.probe.audioStream}`, '-vn', '-sn', '-dn'];
+      // Cut at the container's length: the last AAC frame of a video decodes
+      // whole, past the end its edit list sets.
+      const cut = duration !== undefined ? ['-t', String(duration)] : [];
+      await runOnMedia(ctx, `the video at input '${PORT}' (asset ${id})`, [...args, ...cut, ...format.args, output]);
+      const { metadata } = video.probe;
+      const sound = { sample_rate: metadata.sample_rate, channels: metadata.channels };
+      produced.push(
+        await ctx.assets.store(
+          {
+            path: output,
+            contentType: format.contentType,
+            mediaType: 'audio',
+            extension: format.extension,
+            metadata: knownMetadata({ codec: format.codec, duration, ...sound }),
+          },
+          index,
+          ctx.signal,
+        ),
+      );
+    }
+    return { output: { type: 'audio', value: produced } };
+  },
 });

@@ -1,7 +1,11 @@
+import { URL_INPUT, videoContainerFor } from '@weft/media';
+import path from 'node:path';
 import { defineNode } from '../definition';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
 import { noParams, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+
+const PORT = 'video';
 
 /** A video without its sound. */
 export const removeAudio = defineNode({
@@ -16,5 +20,41 @@ export const removeAudio = defineNode({
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('remove_audio'),
+  async execute(ctx) {
+    const produced: string[] = [];
+    for (const [index, id] of mediaIds(ctx, PORT).entries()) {
+      const video = await openMedia(ctx, PORT, id, 'video');
+      const container = videoContainerFor(video.info.extension);
+      const output = path.join(await ctx.workDir(), `silent-${index}.${container.extension}`);
+      await runOnMedia(ctx, `the video at input '${PORT}' (asset ${id})`, [
+        ...URL_INPUT,
+        '-i',
+        video.url,
+        '-map',
+        `0:${video.probe.videoStream}`,
+        '-c:v',
+        'copy',
+        '-an',
+        '-sn',
+        '-dn',
+        ...container.muxer,
+        output,
+      ]);
+      const { width, height, codec, frame_rate } = video.probe.metadata;
+      produced.push(
+        await ctx.assets.store(
+          {
+            path: output,
+            contentType: container.contentType,
+            mediaType: 'video',
+            extension: container.extension,
+            metadata: knownMetadata({ width, height, codec, frame_rate, duration: video.probe.duration }),
+          },
+          index,
+          ctx.signal,
+        ),
+      );
+    }
+    return { output: { type: 'videos', value: produced } };
+  },
 });
