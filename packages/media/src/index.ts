@@ -10,3 +10,6 @@ export * from './redact';
 export * from './audio/audio-formats';
 export * from './audio/video-container';
 export * from './audio/sound-under-video';
+export * from './subtitles/parse-subtitles';
+export * from './subtitles/ass-script';
+export * from './subtitles/burn-subtitles';

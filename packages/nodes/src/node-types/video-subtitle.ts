@@ -1,9 +1,33 @@
+import { assScript, burnSubtitlesArgs, parseSubtitles, SubtitleSyntaxError, type Subtitles } from '@weft/media';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
 import { hexColor } from '../media-params';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
 import { textPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+import { NodeFailure, type NodeContext } from '../types';
+import { asText, single } from '../values';
+
+/** The subtitles at their port, parsed; a NodeFailure naming the port when they are empty or malformed. */
+function readSubtitles(ctx: NodeContext): Subtitles {
+  const text = asText(single(ctx, 'subtitles'));
+  let subtitles: Subtitles;
+  try {
+    subtitles = parseSubtitles(text);
+  } catch (err) {
+    if (!(err instanceof SubtitleSyntaxError)) throw err;
+    throw new NodeFailure(
+      'invalid_input',
+      `Node '${ctx.nodeId}': the subtitles at input 'subtitles' do not parse (${err.message})`,
+    );
+  }
+  if (subtitles.format === 'plain' && subtitles.text === '') {
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the subtitles at input 'subtitles' are empty`);
+  }
+  return subtitles;
+}
 
 /** Burns subtitles into a video. */
 export const videoSubtitle = defineNode({
@@ -24,5 +48,55 @@ export const videoSubtitle = defineNode({
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('video_subtitle'),
+  async execute(ctx) {
+    const subtitles = readSubtitles(ctx);
+    const produced: string[] = [];
+    for (const [index, id] of mediaIds(ctx, 'video').entries()) {
+      const video = await openMedia(ctx, 'video', id, 'video');
+      const { width, height, frame_rate, audio_codec } = video.probe.metadata;
+      if (typeof width !== 'number' || typeof height !== 'number') {
+        throw new NodeFailure(
+          'invalid_input',
+          `Node '${ctx.nodeId}': the video at input 'video' (asset ${id}) has no size`,
+        );
+      }
+      const dir = await ctx.workDir();
+      const scriptPath = path.join(dir, `subtitles-${index}.ass`);
+      const style = { fontSize: ctx.params.font_size, color: ctx.params.color, position: ctx.params.position };
+      await fs.writeFile(scriptPath, assScript(subtitles, { ...style, width, height }));
+      const output = path.join(dir, `subtitled-${index}.mp4`);
+      const args = burnSubtitlesArgs({
+        video: {
+          url: video.url,
+          stream: video.probe.videoStream!,
+          ...(video.probe.audioStream !== undefined ? { audioStream: video.probe.audioStream } : {}),
+          audioCodec: typeof audio_codec === 'string' ? audio_codec : null,
+        },
+        scriptPath,
+        output,
+      });
+      await runOnMedia(ctx, `the video at input 'video' (asset ${id})`, args);
+      produced.push(
+        await ctx.assets.store(
+          {
+            path: output,
+            contentType: 'video/mp4',
+            mediaType: 'video',
+            extension: 'mp4',
+            // Odd sides were padded to even ones for H.264.
+            metadata: knownMetadata({
+              width: width + (width % 2),
+              height: height + (height % 2),
+              codec: 'h264',
+              frame_rate,
+              duration: video.probe.duration,
+            }),
+          },
+          index,
+          ctx.signal,
+        ),
+      );
+    }
+    return { output: { type: 'videos', value: produced } };
+  },
 });
