@@ -13,3 +13,5 @@ export * from './audio/sound-under-video';
 export * from './subtitles/parse-subtitles';
 export * from './subtitles/ass-script';
 export * from './subtitles/burn-subtitles';
+export * from './speech/espeak';
+export * from './speech/wav-info';

@@ -22,6 +22,7 @@ import { router } from './node-types/router';
 import { screenMockup } from './node-types/screen-mockup';
 import { textInput } from './node-types/text-input';
 import { textSplit } from './node-types/text-split';
+import { textToSpeech } from './node-types/text-to-speech';
 import { trimSpeed } from './node-types/trim-speed';
 import { vectorize } from './node-types/vectorize';
 import { videoConcat } from './node-types/video-concat';
@@ -58,6 +59,7 @@ const DEFINITIONS: NodeDefinition[] = [
   mergeAudioVideo,
   videoAddSound,
   videoSubtitle,
+  textToSpeech,
   genericProvider,
   ...providerTypes,
 ] as NodeDefinition[];

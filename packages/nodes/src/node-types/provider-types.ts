@@ -171,18 +171,6 @@ export const providerTypes: NodeDefinition[] = [
     defaultTimeoutMs: 30 * MINUTE,
   }),
   providerType({
-    type: 'text_to_speech',
-    serving: 'local_or_provider',
-    description: 'The text at `text` spoken.',
-    inputs: { text: textPort('What to say') },
-    params: {
-      voice: z.string().min(1).optional().describe('A voice name or language'),
-      speed: z.number().min(80).max(450).optional().describe('Words per minute'),
-    },
-    output: ['audio'],
-    defaultTimeoutMs: 5 * MINUTE,
-  }),
-  providerType({
     type: 'music_generation',
     description: 'Music generated from the prompt.',
     inputs: { prompt: textPort('The music to make') },
