@@ -74,7 +74,6 @@ async function main() {
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
     orgMaxExecutingNodes: config.ORG_MAX_EXECUTING_NODES,
-    mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH },
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },

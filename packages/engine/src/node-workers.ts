@@ -20,7 +20,6 @@ import type { EngineHooks } from './engine-hooks';
 import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
 import { startSlotRenewal } from './slot-renewal';
-import type { MediaTools } from './engine-core';
 
 export interface NodeWorkersOptions {
   db: Db;
@@ -35,8 +34,6 @@ export interface NodeWorkersOptions {
   outboundAllowList: readonly string[];
   /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
   maxImagePixels: number;
-  /** ffmpeg and ffprobe for media nodes (default: the ones on PATH). */
-  mediaTools?: MediaTools;
   /** Where node executions make their temporary directories (default: the system's temporary directory). */
   nodeWorkRoot?: string;
   reconcileIntervalMs: number;
@@ -85,7 +82,6 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
     assetJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),
-    ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
   });
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
 
