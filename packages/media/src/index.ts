@@ -15,3 +15,4 @@ export * from './subtitles/ass-script';
 export * from './subtitles/burn-subtitles';
 export * from './speech/espeak';
 export * from './speech/wav-info';
+export * from './font';

@@ -1,12 +1,15 @@
 import type { RunInput } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import type { ValidationIssue } from '@weft/errors';
+import { FONT_EXTENSIONS, RASTER_EXTENSIONS, type MediaExtension } from '@weft/media';
+import { parseBrand } from '@weft/nodes';
 import type { InputSpec } from './input-specs';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface AssetRef {
   id: string;
+  /** A media type; or `font`, a font file; or `logo`, an image the image nodes decode (not SVG). */
   media: string;
   loc: (string | number)[];
 }
@@ -16,7 +19,9 @@ interface AssetRef {
  * unknown or repeated ids, missing required inputs, values of the wrong shape
  * (text: a string; assets: `{asset_ids: [uuid, ...]}`), values outside an
  * input's `options` or selection bounds, and asset ids that do not exist, are
- * not readable by the caller or are not of the input's media type.
+ * not readable by the caller or are not of the input's media type. A brand
+ * is checked whole: its shape, its colours, and its logo (an image) and fonts
+ * (font files) as assets.
  * Agent runs report these as 422, app runs as 400. Nothing is written.
  */
 export async function checkRunInputs(
@@ -89,7 +94,23 @@ export async function checkRunInputs(
         ctx: { max_selections: spec.max },
       });
     }
-    if (spec.kind !== 'text' && spec.kind !== 'brand') {
+    if (spec.kind === 'brand') {
+      const brand = parseBrand(input.value);
+      if ('issues' in brand) {
+        for (const issue of brand.issues) {
+          issues.push({
+            loc: [...loc, 'value', ...issue.path],
+            msg: `Input '${input.id}' is not a valid brand: ${issue.message}`,
+            type: 'value_error',
+            input: input.value,
+          });
+        }
+        return;
+      }
+      const { logo, fonts } = brand.brand;
+      if (logo) assets.push({ id: logo, media: 'logo', loc: [...loc, 'value', 'logo'] });
+      fonts.forEach((id, j) => assets.push({ id, media: 'font', loc: [...loc, 'value', 'fonts', j] }));
+    } else if (spec.kind !== 'text') {
       values.forEach((id, j) => assets.push({ id, media: spec.kind, loc: [...loc, 'value', 'asset_ids', j] }));
     }
   });
@@ -127,22 +148,39 @@ function selectedValues(spec: InputSpec, value: unknown): string[] | undefined {
 
 async function checkAssets(db: Db, orgId: string, refs: AssetRef[]): Promise<ValidationIssue[]> {
   if (refs.length === 0) return [];
-  const { rows } = await db.pool.query<{ id: string; media_type: string }>(
-    `SELECT id, media_type FROM assets
+  const { rows } = await db.pool.query<{ id: string; media_type: string; media_extension: string }>(
+    `SELECT id, media_type, media_extension FROM assets
       WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
     [[...new Set(refs.map((r) => r.id))], orgId],
   );
-  const media = new Map(rows.map((r) => [r.id, r.media_type]));
+  const found = new Map(rows.map((r) => [r.id, r]));
   const issues: ValidationIssue[] = [];
   for (const ref of refs) {
-    const type = media.get(ref.id);
-    if (!type) {
+    const asset = found.get(ref.id);
+    const type = asset?.media_type;
+    if (!asset || !type) {
       issues.push({
         loc: ref.loc,
         msg: `Asset ${ref.id} not found or not accessible`,
         type: 'asset_not_found',
         input: ref.id,
       });
+    } else if (ref.media === 'font' || ref.media === 'logo') {
+      const fits =
+        ref.media === 'font'
+          ? FONT_EXTENSIONS.has(asset.media_extension)
+          : RASTER_EXTENSIONS.has(asset.media_extension as MediaExtension);
+      if (!fits) {
+        const expected =
+          ref.media === 'font' ? 'a font file (ttf, otf, woff, woff2)' : 'a raster image (png, jpg, webp...)';
+        issues.push({
+          loc: ref.loc,
+          msg: `Asset ${ref.id} is ${asset.media_extension}, not ${expected}`,
+          type: 'media_type',
+          input: ref.id,
+          ctx: { expected: ref.media === 'font' ? 'font' : 'image' },
+        });
+      }
     } else if (type !== ref.media) {
       issues.push({
         loc: ref.loc,

@@ -1,7 +1,8 @@
+import { parseBrand } from '../brand';
 import { defineNode } from '../definition';
 import { noParams } from '../ports';
 import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+import { NodeFailure } from '../types';
 
 /** The run's brand: `{name, colors, fonts, logo, tone}`, given as JSON text or an object. */
 export const brandSystemInput = defineNode({
@@ -19,5 +20,16 @@ export const brandSystemInput = defineNode({
   defaultTimeoutMs: 5_000,
   maxTimeoutMs: QUICK_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('brand_system_input'),
+  async execute(ctx) {
+    // The gateway checked the brand (and its assets) when the run was created; this
+    // check only holds for runs created before it did.
+    if (ctx.runInput === undefined) return { output: { type: 'data', value: null } };
+    const result = parseBrand(ctx.runInput);
+    if ('issues' in result) {
+      const [first] = result.issues;
+      const where = first!.path.length > 0 ? ` at ${first!.path.join('.')}` : '';
+      throw new NodeFailure('invalid_input', `Input '${ctx.nodeId}' is not a valid brand${where}: ${first!.message}`);
+    }
+    return { output: { type: 'data', value: result.brand } };
+  },
 });
