@@ -1,4 +1,4 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import {
   NodeFailure,
   type AssetInfo,
@@ -173,5 +173,37 @@ export function nodeAssets(deps: NodeAssetsDeps, scope: NodeScope): NodeAssets {
       await deps.assetJobs?.enqueueProcessing(id);
       return id;
     },
+
+    async copy(assetId: string, filename: string, index: number, signal: AbortSignal): Promise<string> {
+      const r = await row(assetId);
+      const id = derivedUuid('asset', scope.runId, scope.nodeId, scope.attempt, index);
+      const key = producedAssetKey(scope.runId, id, r.media_extension);
+      // The store copies the object with its Content-Type and Content-Disposition (an SVG
+      // stays an inert download): the bytes never pass through the worker.
+      await storageCall('copy', signal, () =>
+        storage.client.send(
+          new CopyObjectCommand({ Bucket: storage.bucket, Key: key, CopySource: copySource(storage.bucket, r) }),
+          { abortSignal: signal },
+        ),
+      );
+      await pool.query({
+        name: 'engine_register_asset_copy_v1',
+        text: `INSERT INTO assets (id, organization_id, asset_type, media_type, media_extension, visibility, filename,
+                                   content_type, size_bytes, storage_key, agent_id, run_id, asset_metadata,
+                                   created_at, updated_at)
+               SELECT $1, $2, 'intermediate', media_type, media_extension, 'private', $3, content_type, size_bytes,
+                      $4, $5, $6, COALESCE(asset_metadata, '{}'::jsonb), now(), now()
+                 FROM assets WHERE id = $7
+               ON CONFLICT (id) DO NOTHING`,
+        values: [id, scope.organizationId, filename, key, scope.agentId, scope.runId, assetId],
+      });
+      await deps.assetJobs?.enqueueProcessing(id);
+      return id;
+    },
   };
+}
+
+/** CopyObject's source: `bucket/key`, the key URL-encoded but for its slashes. */
+function copySource(bucket: string, r: AssetRow): string {
+  return `${bucket}/${r.storage_key.split('/').map(encodeURIComponent).join('/')}`;
 }

@@ -63,6 +63,12 @@ export interface NodeAssets {
    */
   url(assetId: string, signal: AbortSignal): Promise<{ info: AssetInfo; url: string }>;
   store(file: ProducedFile, index: number, signal: AbortSignal): Promise<string>;
+  /**
+   * A new asset of the run holding the same bytes as `assetId` (copied inside
+   * the store, never read or re-encoded), whose download filename is
+   * `filename`. Idempotent per (run, node, attempt, index) like `store`.
+   */
+  copy(assetId: string, filename: string, index: number, signal: AbortSignal): Promise<string>;
 }
 
 export interface NodeContext<P = Record<string, unknown>> {

@@ -9,7 +9,14 @@ const nothing = async (): Promise<never> => {
   throw new Error('this test gave the node no assets');
 };
 
-export const NO_ASSETS: NodeAssets = { info: nothing, read: nothing, download: nothing, url: nothing, store: nothing };
+export const NO_ASSETS: NodeAssets = {
+  info: nothing,
+  read: nothing,
+  download: nothing,
+  url: nothing,
+  store: nothing,
+  copy: nothing,
+};
 
 /** A context for a node of `type`; `params` are parsed by the type's schema, as the engine does. */
 export function testContext(type: string, over: Partial<NodeContext> = {}): NodeContext {
