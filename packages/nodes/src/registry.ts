@@ -24,6 +24,7 @@ import { textInput } from './node-types/text-input';
 import { textSplit } from './node-types/text-split';
 import { textToSpeech } from './node-types/text-to-speech';
 import { trimSpeed } from './node-types/trim-speed';
+import { upscale } from './node-types/upscale';
 import { vectorize } from './node-types/vectorize';
 import { videoConcat } from './node-types/video-concat';
 import { videoEdit } from './node-types/video-edit';
@@ -50,6 +51,7 @@ const DEFINITIONS: NodeDefinition[] = [
   screenMockup,
   matchBrandColors,
   vectorize,
+  upscale,
   extractVideoFrame,
   videoConcat,
   trimSpeed,

@@ -142,15 +142,6 @@ export const providerTypes: NodeDefinition[] = [
     defaultTimeoutMs: 30 * MINUTE,
   }),
   providerType({
-    type: 'upscale',
-    serving: 'local_or_provider',
-    description: 'The image at `image` params.factor times larger.',
-    inputs: { image: imagePort('The image') },
-    params: { factor },
-    output: ['images'],
-    defaultTimeoutMs: 5 * MINUTE,
-  }),
-  providerType({
     type: 'upscale_video',
     serving: 'local_or_provider',
     description: 'The video at `video` params.factor times larger.',
