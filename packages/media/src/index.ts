@@ -16,3 +16,4 @@ export * from './subtitles/burn-subtitles';
 export * from './speech/espeak';
 export * from './speech/wav-info';
 export * from './font';
+export * from './overlay';
