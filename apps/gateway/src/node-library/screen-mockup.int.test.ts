@@ -1,0 +1,78 @@
+import type { Flow } from '@weft/contracts';
+import sharp from 'sharp';
+import { postAgent } from '../testing/catalog-fixtures';
+import { startRunStack, type RunStack } from '../testing/test-runs';
+import { download, near, pixelsOf, resultAssets, runFlow, solid, uploadAsset, type Org } from './node-fixtures';
+
+// screen_mockup: the screenshot inside a device frame drawn by Weft, on a background.
+
+let stack: RunStack;
+let org: Org;
+
+const SHOT = [0x12, 0xab, 0x34];
+
+const mockupFlow = (params: object): Flow => ({
+  nodes: [
+    { id: 'shot', type: 'image_input' },
+    { id: 'mockup', type: 'screen_mockup', params, inputs: { image: 'shot' } },
+  ],
+  outputs: [{ id: 'mockup', type: 'images', description: 'In a device' }],
+});
+
+beforeAll(async () => {
+  stack = await startRunStack();
+  org = await stack.gw.createOrg('Mockup', 100);
+});
+afterAll(() => stack.close());
+
+// Each frame's screen and a point of its body, in frame units; the mockup is the frame with 8 % of its
+// longer side around it, scaled.
+test.each([
+  ['phone', { x: 20, y: 20, w: 390, h: 840 }, { w: 430, h: 880 }, [10, 440]],
+  ['tablet', { x: 40, y: 40, w: 820, h: 1120 }, { w: 900, h: 1200 }, [20, 600]],
+  ['laptop', { x: 130, y: 32, w: 1140, h: 712 }, { w: 1400, h: 880 }, [115, 400]],
+  ['browser', { x: 1, y: 49, w: 1278, h: 790 }, { w: 1280, h: 840 }, [640, 44]],
+])(
+  '%s: larger than the screenshot, its colour filling the screen, the frame and background around',
+  async (device, screen, frame, bezelAt) => {
+    // A screenshot of the screen's shape, a little taller (cut at the bottom).
+    const [shotWidth, shotHeight] = [Math.round(screen.w * 0.6), Math.round(screen.h * 0.65)];
+    const screenshot = await uploadAsset(stack, org, await solid(shotWidth, shotHeight, '#12ab34'), `${device}.png`);
+    const run = await runFlow(stack, org, mockupFlow({ device, background: '#ff00ff' }), [
+      { id: 'shot', value: { asset_ids: [screenshot] } },
+    ]);
+    const [id] = resultAssets(run, 'mockup');
+    const image = await pixelsOf((await download(stack, org, id!)).bytes);
+    expect(image.width).toBeGreaterThan(shotWidth);
+    expect(image.height).toBeGreaterThan(shotHeight);
+    const pad = Math.round(Math.max(frame.w, frame.h) * 0.08);
+    const scale = image.width / (frame.w + 2 * pad);
+    expect(Math.abs(image.height / (frame.h + 2 * pad) - scale)).toBeLessThan(0.01);
+    const at = (fx: number, fy: number) => image.at(Math.round((pad + fx) * scale), Math.round((pad + fy) * scale));
+    // The screen's centre and points near its corners (inside any rounding) are the screenshot's.
+    for (const [fx, fy] of [
+      [screen.x + screen.w / 2, screen.y + screen.h / 2],
+      [screen.x + 0.15 * screen.w, screen.y + 0.1 * screen.h],
+      [screen.x + 0.85 * screen.w, screen.y + 0.9 * screen.h],
+    ]) {
+      expect(near(at(fx!, fy!), SHOT, 4)).toBe(true);
+    }
+    // The background is around the frame; the frame is neither screenshot nor background.
+    expect(near(image.at(2, 2), [255, 0, 255], 2)).toBe(true);
+    const bezel = at(bezelAt[0]!, bezelAt[1]!);
+    expect(near(bezel, SHOT, 30) || near(bezel, [255, 0, 255], 30)).toBe(false);
+  },
+);
+
+test('a JPEG screenshot gives a JPEG; the format is kept', async () => {
+  const jpeg = await uploadAsset(stack, org, await solid(200, 400, '#12ab34', 'jpeg'), 'shot.jpg');
+  const run = await runFlow(stack, org, mockupFlow({}), [{ id: 'shot', value: { asset_ids: [jpeg] } }]);
+  const [id] = resultAssets(run, 'mockup');
+  const meta = await sharp((await download(stack, org, id!)).bytes).metadata();
+  expect(meta.format).toBe('jpeg');
+  expect(meta.width!).toBeGreaterThan(200);
+});
+
+test('an unknown device is refused at publication', async () => {
+  await expect(postAgent(stack.gw.app, org.apiKey, { flow: mockupFlow({ device: 'watch' }) })).rejects.toThrow(/422/);
+});
