@@ -17,3 +17,4 @@ export * from './speech/espeak';
 export * from './speech/wav-info';
 export * from './font';
 export * from './overlay';
+export * from './vectorize-colors';

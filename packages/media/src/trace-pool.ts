@@ -16,6 +16,10 @@ import { UnprocessableMediaError } from './image';
 export interface TraceOptions {
   turdSize?: number;
   optTolerance?: number;
+  /** The fill of the traced shapes (default black). */
+  color?: string;
+  /** Pixels darker than this (0–255) are traced (default: chosen from the histogram). */
+  threshold?: number;
 }
 
 const WORKER_SOURCE = `
