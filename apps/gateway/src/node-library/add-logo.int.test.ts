@@ -29,7 +29,7 @@ let org: Org;
 let logo: string;
 const dir = scratchDir();
 
-const logoFlow = (params: object = {}, base: 'image_input' | 'video_input' = 'image_input'): Flow => ({
+const logoFlow = (params: Record<string, unknown> = {}, base: 'image_input' | 'video_input' = 'image_input'): Flow => ({
   nodes: [
     { id: 'base', type: base },
     { id: 'logo', type: 'image_input' },
@@ -38,7 +38,11 @@ const logoFlow = (params: object = {}, base: 'image_input' | 'video_input' = 'im
   outputs: [{ id: 'stamp', type: base === 'image_input' ? 'images' : 'videos', description: 'With the logo' }],
 });
 
-const stamp = (base: string[], params: object = {}, kind: 'image_input' | 'video_input' = 'image_input') =>
+const stamp = (
+  base: string[],
+  params: Record<string, unknown> = {},
+  kind: 'image_input' | 'video_input' = 'image_input',
+) =>
   runFlow(
     stack,
     org,

@@ -14,7 +14,7 @@ let gradientPixels: Buffer;
 const PALETTE = ['#1d4ed8', '#f59e0b', '#ffffff', '#111111'];
 const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-const brandFlow = (params: object = {}): Flow => ({
+const brandFlow = (params: Record<string, unknown> = {}): Flow => ({
   nodes: [
     { id: 'photo', type: 'image_input' },
     { id: 'brand', type: 'brand_system_input', required: false },
@@ -23,7 +23,7 @@ const brandFlow = (params: object = {}): Flow => ({
   outputs: [{ id: 'match', type: 'images', description: 'On brand' }],
 });
 
-const paramsFlow = (params: object): Flow => ({
+const paramsFlow = (params: Record<string, unknown>): Flow => ({
   nodes: [
     { id: 'photo', type: 'image_input' },
     { id: 'match', type: 'match_brand_colors', params, inputs: { image: 'photo' } },

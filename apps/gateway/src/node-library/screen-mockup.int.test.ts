@@ -11,7 +11,7 @@ let org: Org;
 
 const SHOT = [0x12, 0xab, 0x34];
 
-const mockupFlow = (params: object): Flow => ({
+const mockupFlow = (params: Record<string, unknown>): Flow => ({
   nodes: [
     { id: 'shot', type: 'image_input' },
     { id: 'mockup', type: 'screen_mockup', params, inputs: { image: 'shot' } },

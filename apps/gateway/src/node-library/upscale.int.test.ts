@@ -20,7 +20,7 @@ import {
 let stack: RunStack;
 let org: Org;
 
-const upscaleFlow = (params: object = {}): Flow => ({
+const upscaleFlow = (params: Record<string, unknown> = {}): Flow => ({
   nodes: [
     { id: 'photo', type: 'image_input' },
     { id: 'up', type: 'upscale', params, inputs: { image: 'photo' } },

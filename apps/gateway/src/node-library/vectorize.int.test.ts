@@ -20,7 +20,7 @@ let stack: RunStack;
 let org: Org;
 let art: string;
 
-const vectorFlow = (params: object = {}): Flow => ({
+const vectorFlow = (params: Record<string, unknown> = {}): Flow => ({
   nodes: [
     { id: 'art', type: 'image_input' },
     { id: 'svg', type: 'vectorize', params, inputs: { image: 'art' } },
@@ -44,7 +44,7 @@ function fills(svg: string): Set<string> {
   return new Set([...svg.matchAll(/fill="([^"]+)"/g)].map((m) => m[1]!.toLowerCase()).filter((f) => f !== 'none'));
 }
 
-async function traced(params: object) {
+async function traced(params: Record<string, unknown>) {
   const run = await runFlow(stack, org, vectorFlow(params), [{ id: 'art', value: { asset_ids: [art] } }], 60_000);
   const [id] = resultAssets(run, 'svg');
   return { id: id!, svg: (await download(stack, org, id!)).bytes.toString('utf8') };

@@ -45,7 +45,7 @@ export const renameAsset = defineNode({
       .string()
       .min(1)
       .max(200)
-      .refine((name) => !/[/\\]/.test(name) && ![...name].some((c) => c.charCodeAt(0) < 32), {
+      .refine((name) => ![...name].some((c) => c === '/' || c === '\\' || c.charCodeAt(0) < 0x20), {
         error: 'a filename has no slashes or control characters',
       })
       .describe('The new name; the extension is kept, {n} is replaced by 1, 2, ...'),
