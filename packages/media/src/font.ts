@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as fontkit from 'fontkit';
+import { toSfnt } from './font-sfnt';
 import { UnprocessableMediaError } from './image';
 
 /** The extensions upload detection gives font files (media_type `file`). */
@@ -37,18 +38,19 @@ export function fontFamily(bytes: Buffer): string {
 const FONT_DIR = path.join(os.tmpdir(), `weft-fonts-${process.pid}`);
 
 /**
- * Writes the font where Pango can load it (sharp's `text.fontfile`) and
- * returns its path and family. UnprocessableMediaError when it is not a font.
+ * Writes the font where Pango can load it (sharp's `text.fontfile`), a web
+ * font unpacked to TrueType/OpenType, and returns its path and family.
+ * UnprocessableMediaError when it is not a font.
  */
-export async function installFont(bytes: Buffer, extension: string): Promise<InstalledFont> {
-  const family = fontFamily(bytes);
-  const name = `${createHash('sha256').update(bytes).digest('hex')}.${extension.replace(/[^a-z0-9]/gi, '')}`;
-  const file = path.join(FONT_DIR, name);
+export async function installFont(bytes: Buffer): Promise<InstalledFont> {
+  const sfnt = await toSfnt(bytes);
+  const family = fontFamily(sfnt.bytes);
+  const file = path.join(FONT_DIR, `${createHash('sha256').update(sfnt.bytes).digest('hex')}.${sfnt.extension}`);
   if (!fs.existsSync(file)) {
     await fs.promises.mkdir(FONT_DIR, { recursive: true });
     // Written aside then renamed: a concurrent render never sees half a font.
     const partial = `${file}.${process.hrtime.bigint()}.part`;
-    await fs.promises.writeFile(partial, bytes);
+    await fs.promises.writeFile(partial, sfnt.bytes);
     await fs.promises.rename(partial, file);
   }
   return { path: file, family };

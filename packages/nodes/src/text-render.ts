@@ -65,7 +65,7 @@ export async function fontAsset(ctx: NodeContext, where: string, assetId: string
   if (info.sizeBytes > MAX_FONT_BYTES) throw fail('is not a font');
   const asset = await ctx.assets.read(assetId, ctx.signal);
   try {
-    return await installFont(asset.bytes, asset.extension);
+    return await installFont(asset.bytes);
   } catch (err) {
     if (err instanceof UnprocessableMediaError) throw fail('is not a font');
     throw err;

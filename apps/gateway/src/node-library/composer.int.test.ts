@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import type { Flow } from '@weft/contracts';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
@@ -30,7 +31,7 @@ const BG = [0xee, 0xee, 0xee];
  * it only if the node hands Pango the file itself (a lookup by name would
  * fall back to the default font).
  */
-function unknownFamilyFont(): Buffer {
+function unknownFamilyFont(family = 'Weft Test Mono A'): Buffer {
   const bytes = Buffer.from(fs.readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf'));
   const swap = (from: string, to: string) => {
     for (const [a, b] of [
@@ -40,9 +41,43 @@ function unknownFamilyFont(): Buffer {
       for (let i = bytes.indexOf(a); i >= 0; i = bytes.indexOf(a, i + a.length)) b.copy(bytes, i);
     }
   };
-  swap('DejaVu Sans Mono', 'Weft Test Mono A');
+  swap('DejaVu Sans Mono', family);
   return bytes;
 }
+
+/** The same font packed as WOFF 1.0: each table deflated. */
+function woff(ttf: Buffer): Buffer {
+  const numTables = ttf.readUInt16BE(4);
+  const entries: Buffer[] = [];
+  const bodies: Buffer[] = [];
+  let offset = 44 + numTables * 20;
+  for (let i = 0; i < numTables; i++) {
+    const record = 12 + i * 16;
+    const [checksum, at, length] = [4, 8, 12].map((d) => ttf.readUInt32BE(record + d));
+    const table = ttf.subarray(at!, at! + length!);
+    const packed = deflateSync(table);
+    const body = packed.length < table.length ? packed : table;
+    const entry = Buffer.alloc(20);
+    ttf.copy(entry, 0, record, record + 4);
+    [offset, body.length, length!, checksum!].forEach((v, j) => entry.writeUInt32BE(v, 4 + j * 4));
+    entries.push(entry);
+    const padded = Buffer.alloc((body.length + 3) & ~3);
+    body.copy(padded);
+    bodies.push(padded);
+    offset += padded.length;
+  }
+  const header = Buffer.alloc(44);
+  header.write('wOFF', 0, 'latin1');
+  header.writeUInt32BE(ttf.readUInt32BE(0), 4);
+  header.writeUInt32BE(offset, 8);
+  header.writeUInt16BE(numTables, 12);
+  header.writeUInt32BE(ttf.length, 16);
+  return Buffer.concat([header, ...entries, ...bodies]);
+}
+
+/** The same font packed as WOFF2, by the decoder's own encoder (wawoff2, untyped). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const woff2 = require('wawoff2/compress') as (sfnt: Buffer) => Promise<Uint8Array>;
 
 const composeFlow = (layers: object[], size = { width: 300, height: 200 }): Flow => ({
   nodes: [
@@ -137,6 +172,24 @@ test('a font asset is really used: the same text renders otherwise than in the d
   };
   // Monospaced i's take a full advance each: the line is far longer than in DejaVu Sans.
   expect(extent(custom)).toBeGreaterThan(extent(plain) + 60);
+});
+
+// Each under a family of its own, which Pango could not have met in another file.
+test.each([
+  ['WOFF', async () => woff(unknownFamilyFont('Weft Test Mono W'))],
+  ['WOFF2', async () => Buffer.from(await woff2(unknownFamilyFont('Weft Test Mono 2')))],
+])('a %s font is used as well', async (format, bytes) => {
+  const webFont = await uploadAsset(stack, org, await bytes(), `weft-mono.${format.toLowerCase()}`);
+  const layer = { kind: 'text', text: 'iiiiiiii', x: 10, y: 10, font_size: 40, color: '#000000' };
+  const custom = await composed([
+    { kind: 'color', color: '#eeeeee' },
+    { ...layer, font },
+  ]);
+  const web = await composed([
+    { kind: 'color', color: '#eeeeee' },
+    { ...layer, font: webFont },
+  ]);
+  expect(Buffer.compare(web.data, custom.data)).toBe(0);
 });
 
 test('a font asset that is not a font fails the run, naming the layer', async () => {
