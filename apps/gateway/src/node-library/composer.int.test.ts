@@ -31,8 +31,8 @@ const BG = [0xee, 0xee, 0xee];
  * it only if the node hands Pango the file itself (a lookup by name would
  * fall back to the default font).
  */
-function unknownFamilyFont(family = 'Weft Test Mono A'): Buffer {
-  const bytes = Buffer.from(fs.readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf'));
+function unknownFamilyFont(family = 'Weft Test Mono A', file = 'DejaVuSansMono.ttf'): Buffer {
+  const bytes = Buffer.from(fs.readFileSync(`/usr/share/fonts/truetype/dejavu/${file}`));
   const swap = (from: string, to: string) => {
     for (const [a, b] of [
       [Buffer.from(from, 'latin1'), Buffer.from(to, 'latin1')],
@@ -190,6 +190,20 @@ test.each([
     { ...layer, font: webFont },
   ]);
   expect(Buffer.compare(web.data, custom.data)).toBe(0);
+});
+
+test('two fonts naming the same family are each drawn in their own glyphs', async () => {
+  const bold = await uploadAsset(stack, org, unknownFamilyFont('Weft Test Mono A', 'DejaVuSansMono-Bold.ttf'), 'b.ttf');
+  const layer = { kind: 'text', text: 'iiiiiiii', x: 10, y: 10, font_size: 40, color: '#000000' };
+  const regular = await composed([
+    { kind: 'color', color: '#eeeeee' },
+    { ...layer, font },
+  ]);
+  const heavy = await composed([
+    { kind: 'color', color: '#eeeeee' },
+    { ...layer, font: bold },
+  ]);
+  expect(inked(heavy, 0, 0, 300, 200)).toBeGreaterThan(inked(regular, 0, 0, 300, 200) * 1.2);
 });
 
 test('a font asset that is not a font fails the run, naming the layer', async () => {
