@@ -15,10 +15,10 @@ const FORMATS: Record<KeptFormat, { contentType: string; extension: string }> = 
   webp: { contentType: 'image/webp', extension: 'webp' },
 };
 
-/** The format a result keeps: JPEG and WebP as they were, anything else PNG; PNG too when a JPEG gains transparency. */
-export function keptFormat(meta: Metadata, transparent = false): KeptFormat {
+/** The format a result keeps: JPEG and WebP as they were, anything else (PNG, AVIF, HEIF) PNG. */
+export function keptFormat(meta: Metadata): KeptFormat {
   if (meta.format === 'webp') return 'webp';
-  if (meta.format === 'jpeg' && !transparent) return 'jpeg';
+  if (meta.format === 'jpeg') return 'jpeg';
   return 'png';
 }
 
