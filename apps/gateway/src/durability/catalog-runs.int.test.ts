@@ -6,6 +6,7 @@ import { ASSET_QUEUE, processAssetJobId } from '@weft/queue';
 import { Queue } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
+import { download, near, pixelsOf, resultAssets, uploadAsset } from '../node-library/node-fixtures';
 import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
 
 // The example catalog (catalog/*.json) runs to completion, the review agent included.
@@ -90,4 +91,58 @@ test('square-image: both crops are produced as output assets, each queued for pr
   } finally {
     await assetQueue.close();
   }
+});
+
+test('branded-product-image: tinted and titled, reviewed, then the logo goes on', async () => {
+  const jpeg = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#808080' } })
+    .jpeg()
+    .toBuffer();
+  // A magenta square logo on a transparent margin.
+  const logo = await sharp({
+    create: { width: 120, height: 120, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+  })
+    .composite([
+      { input: { create: { width: 100, height: 100, channels: 4, background: '#ff00ff' } }, top: 10, left: 10 },
+    ])
+    .png()
+    .toBuffer();
+  const [photo, mark] = await Promise.all([
+    uploadAsset(stack, org, jpeg, 'photo.jpg'),
+    uploadAsset(stack, org, logo, 'logo.png'),
+  ]);
+  const res = await run('branded-product-image.json', [
+    { id: 'photo', value: { asset_ids: [photo] } },
+    { id: 'logo', value: { asset_ids: [mark] } },
+    { id: 'brand', value: { name: 'Acme', colors: ['#0a3d62', '#f6b93b'] } },
+    { id: 'headline', value: 'Fresh from the oven' },
+  ]);
+  expect(res.status).toBe(201);
+  const parked = await pollRun(
+    stack.gw,
+    org.apiKey,
+    `/runs/${res.body.id}`,
+    (r) => r.awaiting_human_review === true,
+    60_000,
+  );
+  const review = (parked.pending_reviews as { id: string; proposed_output: { asset_ids: string[] } }[])[0]!;
+  const proposed = await pixelsOf((await download(stack, org, review.proposed_output.asset_ids[0]!)).bytes);
+  expect([proposed.width, proposed.height]).toEqual([1080, 1350]);
+  // The headline is drawn in white near the bottom; the photo there is a tinted grey.
+  const band = [...Array(200).keys()].map((i) => proposed.at(72 + i * 4, 1150));
+  expect(band.some((p) => near(p, [255, 255, 255], 40))).toBe(true);
+  // No logo before the review.
+  expect(near(proposed.at(1080 - 48 - 60, 48 + 60), [255, 0, 255], 40)).toBe(false);
+
+  await request(stack.gw.app)
+    .post(`/runs/${parked.id}/reviews/${review.id}`)
+    .set('X-Api-Key', org.apiKey)
+    .send({ decision: 'approve', output: review.proposed_output })
+    .expect(204);
+  const done = await pollRun(stack.gw, org.apiKey, `/runs/${parked.id}`, undefined, 60_000);
+  const [branded] = resultAssets(done, 'branded');
+  const out = await pixelsOf((await download(stack, org, branded!)).bytes);
+  expect([out.width, out.height]).toEqual([1080, 1350]);
+  // scale 0.18 of 1080 = 194 px wide, 48 px from the top-right corner: its centre is magenta.
+  expect(near(out.at(1080 - 48 - 97, 48 + 97), [255, 0, 255], 40)).toBe(true);
+  expect(near(out.at(48 + 97, 48 + 97), [255, 0, 255], 40)).toBe(false);
 });
