@@ -1,75 +1,149 @@
-import {
-  probeMedia,
-  runFfmpeg,
-  UnprocessableMediaError,
-  type AssetMetadata,
-  type MediaProbe,
-  type MetadataValue,
-} from '@weft/media';
+import { probeMedia, runFfmpeg, UnprocessableMediaError, URL_INPUT, type MediaProbe } from '@weft/media';
 import { NodeFailure, type AssetInfo, type NodeContext } from './types';
-import { assetIds, single } from './values';
 
-// The video and audio inputs of media nodes: read by ffmpeg from presigned
-// URLs, probed first so that a file that is not what the port needs fails
-// naming the port, before any work. A store failing (MediaSourceError)
-// propagates: the engine retries the node.
+// The video and audio a media node reads: each asset checked, probed through
+// its presigned URL (never downloaded), and ffmpeg run on it, with every
+// fault of the content reported as invalid_input naming the node, the port
+// and the asset. A store that fails (MediaSourceError) is left to propagate:
+// the engine retries the job.
 
-/** Longest a probe of one input may take; the node's own timeout bounds it too. */
-const PROBE_TIMEOUT_MS = 60_000;
+/** ffprobe reads a header: far less than a node's own timeout, which aborts it anyway. */
+const PROBE_TIMEOUT_MS = 2 * 60_000;
+
+/** What a node needs of an asset: a video track, a sound track, or either. */
+export type SourceNeed = 'video' | 'audio' | 'media';
+
+export interface VideoTrack {
+  /** The stream index in the file (cover art is never picked). */
+  stream: number;
+  /** As displayed (rotation applied), which is what ffmpeg's filters see. */
+  width: number;
+  height: number;
+  frameRate?: number;
+}
 
 export interface MediaSource {
   id: string;
+  port: string;
   url: string;
   info: AssetInfo;
   probe: MediaProbe;
+  video?: VideoTrack;
+  /** Whether it has a sound track. */
+  audio: boolean;
+  /** Seconds, when the file says. */
+  duration?: number;
 }
 
-/** What a port needs of a file: a video track, or a sound (audio, or a video's). */
-export type Needs = 'video' | 'sound' | 'video with sound';
+const NOUN: Record<SourceNeed, string> = { video: 'video', audio: 'audio file', media: 'video or audio file' };
 
-function failure(ctx: NodeContext, port: string, id: string, what: string): NodeFailure {
-  return new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the file at input '${port}' (asset ${id}) ${what}`);
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }
 
-/** The asset ids at `port`, at least one. */
-export function mediaIds(ctx: NodeContext, port: string): string[] {
-  const ids = assetIds(ctx, single(ctx, port));
+/** An invalid_input failure about the asset at `port`. */
+export function sourceFailure(ctx: NodeContext, port: string, assetId: string, what: string): NodeFailure {
+  return new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the asset ${assetId} at input '${port}' ${what}`);
+}
+
+/** The asset ids at a single-value port; a failure when there are none. */
+export function sourceIds(ctx: NodeContext, port: string, values: { value: unknown }[]): string[] {
+  const ids = values.flatMap((v) => (Array.isArray(v.value) ? v.value : [v.value]));
+  if (!ids.every((id): id is string => typeof id === 'string')) {
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' expects assets at input '${port}'`);
+  }
   if (ids.length === 0)
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received no file at input '${port}'`);
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received nothing at input '${port}'`);
   return ids;
 }
 
-/** The asset's URL and probe, checked against what the port needs. */
-export async function openMedia(ctx: NodeContext, port: string, id: string, needs: Needs): Promise<MediaSource> {
-  const { info, url } = await ctx.assets.url(id, ctx.signal);
+/** The asset at `port`, probed: a failure naming the port unless it has what `need` asks. */
+export async function openSource(
+  ctx: NodeContext,
+  port: string,
+  assetId: string,
+  need: SourceNeed,
+): Promise<MediaSource> {
+  const { info, url } = await ctx.assets.url(assetId, ctx.signal);
+  const accepted = need === 'media' ? ['video', 'audio'] : [need];
+  if (!accepted.includes(info.mediaType)) {
+    throw sourceFailure(ctx, port, assetId, `is ${article(info.mediaType)}, not ${article(NOUN[need])}`);
+  }
   let probe: MediaProbe;
   try {
     probe = await probeMedia(url, { ...ctx.tools, timeoutMs: PROBE_TIMEOUT_MS }, ctx.signal);
   } catch (err) {
-    if (err instanceof UnprocessableMediaError) throw failure(ctx, port, id, 'is not a readable video or audio file');
-    throw err;
-  }
-  if (needs !== 'sound' && probe.videoStream === undefined) throw failure(ctx, port, id, 'is not a video');
-  if (needs !== 'video' && probe.audioStream === undefined) throw failure(ctx, port, id, 'has no sound');
-  return { id, url, info, probe };
-}
-
-/**
- * Runs ffmpeg over inputs already probed: when it still finds the content
- * unprocessable (damage past the header), the failure names the input.
- */
-export async function runOnMedia(ctx: NodeContext, blame: string, args: string[]): Promise<void> {
-  try {
-    await runFfmpeg({ ffmpeg: ctx.tools.ffmpeg, signal: ctx.signal }, args);
-  } catch (err) {
     if (err instanceof UnprocessableMediaError) {
-      throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': ${blame} could not be processed`);
+      throw sourceFailure(ctx, port, assetId, `cannot be read as ${article(NOUN[need])}`);
     }
     throw err;
   }
+  const { metadata } = probe;
+  const width = typeof metadata.width === 'number' ? metadata.width : undefined;
+  const height = typeof metadata.height === 'number' ? metadata.height : undefined;
+  const video =
+    probe.videoStream !== undefined && width && height
+      ? {
+          stream: probe.videoStream,
+          width,
+          height,
+          ...(typeof metadata.frame_rate === 'number' && metadata.frame_rate > 0
+            ? { frameRate: metadata.frame_rate }
+            : {}),
+        }
+      : undefined;
+  const audio = probe.videoStream !== undefined ? 'audio_codec' in metadata : typeof metadata.codec === 'string';
+  if (need === 'video' && !video) throw sourceFailure(ctx, port, assetId, 'has no video track');
+  if (need === 'audio' && !audio) throw sourceFailure(ctx, port, assetId, 'has no sound');
+  if (need === 'media' && !video && !audio) throw sourceFailure(ctx, port, assetId, 'has neither picture nor sound');
+  return {
+    id: assetId,
+    port,
+    url,
+    info,
+    probe,
+    ...(video ? { video } : {}),
+    audio,
+    ...(probe.duration !== undefined && probe.duration > 0 ? { duration: probe.duration } : {}),
+  };
 }
 
-/** Metadata of a result: the known numbers only (the asset job fills the rest). */
-export function knownMetadata(values: Record<string, MetadataValue | undefined>): AssetMetadata {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== null)) as AssetMetadata;
+/** `-i <url>` of each source, in order: input i of the ffmpeg command is sources[i]. */
+export function inputArgs(sources: readonly MediaSource[], before: (source: MediaSource) => string[] = () => []) {
+  return sources.flatMap((s) => [...before(s), ...URL_INPUT, '-i', s.url]);
+}
+
+/**
+ * Runs ffmpeg on `sources` (the command's inputs): content it cannot
+ * process is an invalid_input failure naming the port and assets.
+ */
+export async function runOnSources(ctx: NodeContext, sources: readonly MediaSource[], args: string[]): Promise<void> {
+  try {
+    await runFfmpeg({ ffmpeg: ctx.tools.ffmpeg, signal: ctx.signal }, args);
+  } catch (err) {
+    if (!(err instanceof UnprocessableMediaError)) throw err;
+    const port = sources[0]?.port ?? '?';
+    const ids = sources.map((s) => s.id);
+    throw new NodeFailure(
+      'invalid_input',
+      ids.length === 1
+        ? `Node '${ctx.nodeId}': the asset ${ids[0]} at input '${port}' could not be processed`
+        : `Node '${ctx.nodeId}': the assets at input '${port}' (${ids.join(', ')}) could not be processed`,
+    );
+  }
+}
+
+/**
+ * Whether `seconds` lies past the end of `source`. A frame's worth (50 ms for
+ * sound) of slack: a clip "of 5 s" may be probed at 4.992 s.
+ */
+export function pastEnd(source: MediaSource, seconds: number): boolean {
+  if (source.duration === undefined) return false;
+  const slack = source.video?.frameRate ? 1 / source.video.frameRate : 0.05;
+  return seconds > source.duration + slack;
+}
+
+/** Seconds as a message shows them. */
+export function secondsText(seconds: number): string {
+  return `${Number(seconds.toFixed(3))} s`;
 }

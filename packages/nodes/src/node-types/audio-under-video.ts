@@ -3,7 +3,7 @@ import { soundUnderVideo } from '@weft/media';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia, type MediaSource } from '../media-sources';
+import { knownMetadata, mediaIds, openMedia, runOnMedia, type MediaSource } from '../sound-sources';
 import { mediaPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';

@@ -2,7 +2,7 @@ import { AUDIO_FORMATS, URL_INPUT } from '@weft/media';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 

@@ -1,9 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
 import { seconds } from '../media-params';
+import {
+  inputArgs,
+  openSource,
+  runOnSources,
+  secondsText,
+  sourceFailure,
+  sourceIds,
+  type MediaSource,
+} from '../media-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+import type { NodeContext } from '../types';
+import { single } from '../values';
+
+const PORT = 'video';
+
+/** How far before the end decoding starts for `last`. */
+const LAST_WINDOW_S = 1;
+
+type At = number | 'first' | 'last';
+
+/**
+ * Decodes the video track from `seek` and writes frames to `out` as PNG:
+ * one, or (`untilEnd`) every one, each overwriting the last. Whether a frame
+ * was written: none when the seek lands past the last frame.
+ */
+async function writeFrame(
+  ctx: NodeContext,
+  source: MediaSource,
+  seek: number | undefined,
+  untilEnd: boolean,
+  out: string,
+): Promise<boolean> {
+  await runOnSources(
+    ctx,
+    [source],
+    [
+      ...inputArgs([source], () => (seek ? ['-ss', String(seek)] : [])),
+      '-map',
+      `0:${source.video!.stream}`,
+      ...(untilEnd ? ['-update', '1'] : ['-frames:v', '1']),
+      '-c:v',
+      'png',
+      '-f',
+      'image2',
+      out,
+    ],
+  );
+  return fs.existsSync(out) && fs.statSync(out).size > 0;
+}
+
+/** The PNG of the frame `at` asks for, written to `out`; a failure naming the port when there is none. */
+async function extract(ctx: NodeContext, source: MediaSource, at: At, out: string): Promise<void> {
+  const { duration } = source;
+  if (typeof at === 'number' && duration !== undefined && at >= duration) {
+    throw sourceFailure(
+      ctx,
+      PORT,
+      source.id,
+      `lasts ${secondsText(duration)}: params.at (${secondsText(at)}) is past its end`,
+    );
+  }
+  // A time between the last frame and the end shows the last frame, as does `last`.
+  let found = at !== 'last' && (await writeFrame(ctx, source, at === 'first' ? undefined : at, false, out));
+  if (!found && at !== 'first') {
+    // Only the end is decoded; all of it when the sound outlasts the picture and the end has no frame.
+    const end = at === 'last' ? duration : at;
+    const from = end !== undefined ? Math.max(0, end - LAST_WINDOW_S) : 0;
+    found =
+      (from > 0 && (await writeFrame(ctx, source, from, true, out))) || (await writeFrame(ctx, source, 0, true, out));
+  }
+  if (!found) {
+    throw sourceFailure(
+      ctx,
+      PORT,
+      source.id,
+      at === 'first' || at === 'last' ? 'has no frame' : `has no frame at ${secondsText(at)}`,
+    );
+  }
+}
 
 /** One frame of a video as a PNG. */
 export const extractVideoFrame = defineNode({
@@ -23,5 +102,30 @@ export const extractVideoFrame = defineNode({
   defaultTimeoutMs: 2 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('extract_video_frame'),
+  async execute(ctx) {
+    const ids = sourceIds(ctx, PORT, [single(ctx, PORT)]);
+    const dir = await ctx.workDir();
+    const produced: string[] = [];
+    for (const [index, id] of ids.entries()) {
+      const source = await openSource(ctx, PORT, id, 'video');
+      const out = path.join(dir, `frame-${index}.png`);
+      await extract(ctx, source, ctx.params.at, out);
+      ctx.signal.throwIfAborted();
+      const { width, height } = source.video!;
+      produced.push(
+        await ctx.assets.store(
+          {
+            path: out,
+            contentType: 'image/png',
+            mediaType: 'image',
+            extension: 'png',
+            metadata: { width, height, format: 'png' },
+          },
+          index,
+          ctx.signal,
+        ),
+      );
+    }
+    return { output: { type: 'images', value: produced } };
+  },
 });

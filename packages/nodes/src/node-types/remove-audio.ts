@@ -1,7 +1,7 @@
 import { URL_INPUT, videoContainerFor } from '@weft/media';
 import path from 'node:path';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
 import { noParams, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 

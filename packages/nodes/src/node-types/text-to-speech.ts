@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
-import { knownMetadata } from '../media-sources';
+import { knownMetadata } from '../sound-sources';
 import { providerParams, textPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';

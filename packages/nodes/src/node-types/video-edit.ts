@@ -1,9 +1,24 @@
+import path from 'node:path';
+import {
+  chain,
+  evenFrameFilters,
+  evenSize,
+  graph,
+  H264_AAC_MP4,
+  MP4_OUTPUT,
+  producedVideoMetadata,
+  streamOf,
+} from '@weft/media';
 import { z } from 'zod';
 import { defineNode } from '../definition';
 import { seconds } from '../media-params';
+import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '../media-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { notBuiltYet } from './pending';
+import { single } from '../values';
+import { EditProblem, planEdits, type Edit } from './video-edit-plan';
+
+const PORT = 'video';
 
 const dimension = z.number().int().min(2).max(8192);
 const edit = z.union([
@@ -41,5 +56,58 @@ export const videoEdit = defineNode({
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  execute: notBuiltYet('video_edit'),
+  async execute(ctx) {
+    const ids = sourceIds(ctx, PORT, [single(ctx, PORT)]);
+    const dir = await ctx.workDir();
+    const produced: string[] = [];
+    for (const [index, id] of ids.entries()) {
+      const source = await openSource(ctx, PORT, id, 'video');
+      const video = source.video!;
+      let plan;
+      try {
+        plan = planEdits(
+          ctx.params.edits as Edit[],
+          {
+            width: video.width,
+            height: video.height,
+            ...(video.frameRate ? { frameRate: video.frameRate } : {}),
+            ...(source.duration !== undefined ? { duration: source.duration } : {}),
+            audio: source.audio,
+          },
+          streamOf(0, 'a:0'),
+        );
+      } catch (err) {
+        if (err instanceof EditProblem) throw sourceFailure(ctx, PORT, id, `cannot be edited: ${err.message}`);
+        throw err;
+      }
+      const { result } = plan;
+      const videoFilters = [...plan.videoFilters, ...evenFrameFilters(result.width, result.height), 'format=yuv420p'];
+      const out = path.join(dir, `edited-${index}.mp4`);
+      await runOnSources(
+        ctx,
+        [source],
+        [
+          ...inputArgs([source]),
+          '-filter_complex',
+          graph([chain([streamOf(0, video.stream)], videoFilters, ['v']), ...plan.audioChains]),
+          '-map',
+          '[v]',
+          ...(plan.audioOutput === undefined
+            ? []
+            : ['-map', plan.audioChains.length > 0 ? `[${plan.audioOutput}]` : plan.audioOutput]),
+          ...H264_AAC_MP4,
+          out,
+        ],
+      );
+      ctx.signal.throwIfAborted();
+      const metadata = producedVideoMetadata({
+        ...evenSize(result.width, result.height),
+        ...(result.frameRate ? { frameRate: result.frameRate } : {}),
+        ...(result.duration !== undefined ? { duration: result.duration } : {}),
+        audio: result.audio,
+      });
+      produced.push(await ctx.assets.store({ path: out, ...MP4_OUTPUT, metadata }, index, ctx.signal));
+    }
+    return { output: { type: 'videos', value: produced } };
+  },
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
 import { hexColor } from '../media-params';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../media-sources';
+import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
 import { textPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';

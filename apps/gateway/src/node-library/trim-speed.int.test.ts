@@ -1,0 +1,118 @@
+import { startRunStack, type RunStack } from '../testing/test-runs';
+import {
+  clip,
+  colourAt,
+  CORRUPT_MP4,
+  download,
+  mediaAgent,
+  pitchOf,
+  probe,
+  producedIds,
+  refusedAgent,
+  removeClipFiles,
+  runAgent,
+  stripes,
+  tone,
+  uploadMedia,
+} from './video-fixtures';
+
+// trim_speed through the API: video and audio cut and played faster or
+// slower, the pitch of the sound kept.
+
+let stack: RunStack;
+let apiKey: string;
+/** 4 s, 320×240 at 25 fps, a 440 Hz tone. */
+let withSound: string;
+/** Red, lime, blue, one second each. */
+let rgb: string;
+
+beforeAll(async () => {
+  stack = await startRunStack();
+  ({ apiKey } = await stack.gw.createOrg('Trim', 100));
+  withSound = await uploadMedia(stack, apiKey, clip({ seconds: 4, sound: true }), 'sound.mp4');
+  rgb = await uploadMedia(stack, apiKey, stripes(['red', 'lime', 'blue']), 'rgb.mp4');
+}, 60_000);
+afterAll(async () => {
+  await stack.close();
+  removeClipFiles();
+});
+
+const trimNode = (params: Record<string, unknown>) => ({ type: 'trim_speed', port: 'media', params });
+const near = (rgb: number[], expected: number[]) => rgb.every((v, i) => Math.abs(v - expected[i]!) <= 24);
+const FRAME = 1 / 25;
+
+async function trimmed(params: Record<string, unknown>, asset = withSound) {
+  const agent = await mediaAgent(stack, apiKey, trimNode(params));
+  const [id] = producedIds(await runAgent(stack, apiKey, agent, [asset]));
+  const file = await download(stack, apiKey, id!, 'mp4');
+  return { file, probed: probe(file) };
+}
+
+test.each([
+  ['the whole clip at speed 2: half as long', { speed: 2 }, 2],
+  ['1–3 s at speed 2', { start: 1, end: 3, speed: 2 }, 1],
+  ['0–1 s at speed 0.5: twice as long', { end: 1, speed: 0.5 }, 2],
+  ['the whole clip at speed 4 (atempo chained)', { speed: 4 }, 1],
+  ['0–1 s at speed 0.25 (atempo chained)', { end: 1, speed: 0.25 }, 4],
+])('%s, the frame rate and the pitch kept', async (_name, params, seconds) => {
+  const { file, probed } = await trimmed(params);
+  expect(probed).toMatchObject({ width: 320, height: 240, frameRate: 25, videoCodec: 'h264', audioCodec: 'aac' });
+  expect(Math.abs(probed.frames! / 25 - seconds)).toBeLessThanOrEqual(FRAME + 1e-9);
+  expect(Math.abs(probed.duration - seconds)).toBeLessThanOrEqual(0.05);
+  // atempo keeps the pitch; resampling the sound would have moved it by the speed factor.
+  expect(Math.abs(pitchOf(file, 0.1, Math.min(0.8, seconds - 0.2)) - 440)).toBeLessThan(15);
+});
+
+test('the cut starts at params.start: the first frame is the one shown then', async () => {
+  const { file, probed } = await trimmed({ start: 1, end: 2 }, rgb);
+  expect(probed.audioCodec).toBeUndefined();
+  expect(Math.abs(probed.frames! - 25)).toBeLessThanOrEqual(1);
+  expect(near(colourAt(file, 0), [0, 255, 0])).toBe(true);
+  expect(near(colourAt(file, 0.95), [0, 255, 0])).toBe(true);
+});
+
+test('audio: cut and slowed into the same format, pitch kept', async () => {
+  const wav = await uploadMedia(stack, apiKey, tone(2), 'tone.wav');
+  const agent = await mediaAgent(
+    stack,
+    apiKey,
+    { ...trimNode({ start: 0.5, end: 1.5, speed: 0.5 }), output: 'audio' },
+    1,
+    'audio_input',
+  );
+  const run = await runAgent(stack, apiKey, agent, [wav]);
+  expect(run.results).toEqual([expect.objectContaining({ type: 'audio' })]);
+  const [id] = producedIds(run);
+  const file = await download(stack, apiKey, id!, 'wav');
+  const probed = probe(file);
+  expect(probed).toMatchObject({ audioCodec: 'pcm_s16le', sampleRate: 48_000 });
+  expect(probed.videoCodec).toBeUndefined();
+  expect(Math.abs(probed.duration - 2)).toBeLessThanOrEqual(0.01);
+  expect(Math.abs(pitchOf(file, 0.2, 1.5) - 440)).toBeLessThan(10);
+});
+
+test.each([
+  ['start past the end', { start: 5 }, /at input 'media' lasts 4 s: params.start \(5 s\) is past its end$/],
+  ['end past the end', { start: 1, end: 6 }, /at input 'media' lasts 4 s: params.end \(6 s\) is past its end$/],
+])('%s: invalid_input naming the port', async (_name, params, message) => {
+  const agent = await mediaAgent(stack, apiKey, trimNode(params));
+  const run = await runAgent(stack, apiKey, agent, [withSound]);
+  expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
+  expect(run.error).toMatch(message);
+});
+
+test('a corrupt video: invalid_input naming the port', async () => {
+  const bad = await uploadMedia(stack, apiKey, CORRUPT_MP4, 'bad.mp4');
+  const agent = await mediaAgent(stack, apiKey, trimNode({ speed: 2 }));
+  const run = await runAgent(stack, apiKey, agent, [bad]);
+  expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
+  expect(run.error).toBe(`Node 'node': the asset ${bad} at input 'media' cannot be read as a video`);
+});
+
+test.each([
+  ['speed above 4', { speed: 5 }],
+  ['speed below 0.25', { speed: 0.2 }],
+  ['end before start', { start: 2, end: 1 }],
+])('%s is refused at publication', async (_name, params) => {
+  await refusedAgent(stack, apiKey, trimNode(params));
+});
