@@ -25,6 +25,7 @@ import { textSplit } from './node-types/text-split';
 import { textToSpeech } from './node-types/text-to-speech';
 import { trimSpeed } from './node-types/trim-speed';
 import { upscale } from './node-types/upscale';
+import { upscaleVideo } from './node-types/upscale-video';
 import { vectorize } from './node-types/vectorize';
 import { videoConcat } from './node-types/video-concat';
 import { videoEdit } from './node-types/video-edit';
@@ -56,6 +57,7 @@ const DEFINITIONS: NodeDefinition[] = [
   videoConcat,
   trimSpeed,
   videoEdit,
+  upscaleVideo,
   extractAudio,
   removeAudio,
   mergeAudioVideo,

@@ -142,15 +142,6 @@ export const providerTypes: NodeDefinition[] = [
     defaultTimeoutMs: 30 * MINUTE,
   }),
   providerType({
-    type: 'upscale_video',
-    serving: 'local_or_provider',
-    description: 'The video at `video` params.factor times larger.',
-    inputs: { video: videoPort('The video') },
-    params: { factor },
-    output: ['videos'],
-    defaultTimeoutMs: 30 * MINUTE,
-  }),
-  providerType({
     type: 'video_generation',
     description: 'A video generated from the prompt, optionally starting from an image.',
     inputs: { prompt: textPort('What happens'), image: imagePort('The first frame', false) },
