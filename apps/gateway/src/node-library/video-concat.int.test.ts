@@ -60,6 +60,20 @@ test('a red clip with sound then a smaller, faster blue one without: the first o
   expect(peakLevel(file, 2.2)).toBeLessThan(0.01);
 });
 
+test('a clip without sound first: the next clip’s sound starts with its picture', async () => {
+  const silent = await uploadMedia(stack, apiKey, clip({ color: 'blue', seconds: 1 }), 'silent.mp4');
+  const loud = await uploadMedia(stack, apiKey, clip({ color: 'red', seconds: 2, sound: true }), 'loud.mp4');
+  const agent = await mediaAgent(stack, apiKey, concatNode, 2);
+  const [id] = producedIds(await runAgent(stack, apiKey, agent, [silent, loud]));
+  const file = await download(stack, apiKey, id!, 'mp4');
+  const joined = probe(file);
+  expect(joined.audioCodec).toBe('aac');
+  expect(Math.abs(joined.duration - 3)).toBeLessThanOrEqual(0.05);
+  expect(peakLevel(file, 0, 0.9)).toBeLessThan(0.01);
+  expect(peakLevel(file, 1.1, 1.7)).toBeGreaterThan(0.05);
+  expect(near(colourAt(file, 1.5), [255, 0, 0])).toBe(true);
+});
+
 test('clips from several upstream nodes, each a list, join in link order; none with sound: no sound track', async () => {
   const clips = ['lime', 'red', 'blue'].map((color) => clip({ color, seconds: 1 }));
   const ids = [];

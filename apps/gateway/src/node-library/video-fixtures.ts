@@ -36,8 +36,15 @@ export interface ClipSpec {
   height?: number;
   fps?: number;
   seconds?: number;
-  /** A 440 Hz tone under the picture. */
-  sound?: boolean;
+  /** A tone under the picture: 440 Hz, or (`rising`) 440 Hz for the first half and 880 Hz for the second. */
+  sound?: boolean | 'rising';
+}
+
+/** The lavfi source of a tone lasting `seconds`. */
+function toneSource(seconds: number, rising = false): string {
+  return rising
+    ? `aevalsrc='0.5*sin(2*PI*if(lt(t,${seconds / 2}),440,880)*t)':s=48000:d=${seconds}`
+    : `sine=frequency=440:sample_rate=48000:duration=${seconds}`;
 }
 
 /** An MP4 (H.264, AAC when it has sound) drawn by ffmpeg's lavfi sources. */
@@ -59,7 +66,7 @@ export function clip({
     'lavfi',
     '-i',
     picture,
-    ...(sound ? ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`] : []),
+    ...(sound ? ['-f', 'lavfi', '-i', toneSource(seconds, sound === 'rising')] : []),
     '-c:v',
     'libx264',
     '-preset',
@@ -74,16 +81,20 @@ export function clip({
   return readFileSync(out);
 }
 
-/** An MP4 showing each colour for `each` seconds in turn (320×240, 25 fps), with a tone under it when `sound`. */
+/**
+ * An MP4 showing each colour in turn (320×240, 25 fps) for `each` seconds,
+ * or for its own entry of `durations`, with a tone under it when `sound`.
+ */
 export function stripes(
   colours: string[],
-  { each = 1, sound = false }: { each?: number; sound?: boolean } = {},
+  { each = 1, durations, sound = false }: { each?: number; durations?: number[]; sound?: boolean } = {},
 ): Buffer {
   const out = tempFile('mp4');
-  const seconds = colours.length * each;
+  const lengths = colours.map((_, i) => durations?.[i] ?? each);
+  const seconds = lengths.reduce((a, b) => a + b, 0);
   ffmpeg([
-    ...colours.flatMap((c) => ['-f', 'lavfi', '-i', `color=c=${c}:s=320x240:r=25:d=${each}`]),
-    ...(sound ? ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`] : []),
+    ...colours.flatMap((c, i) => ['-f', 'lavfi', '-i', `color=c=${c}:s=320x240:r=25:d=${lengths[i]}`]),
+    ...(sound ? ['-f', 'lavfi', '-i', toneSource(seconds)] : []),
     '-filter_complex',
     `${colours.map((_, i) => `[${i}:v]`).join('')}concat=n=${colours.length}:v=1:a=0[v]`,
     '-map',
@@ -101,16 +112,16 @@ export function stripes(
 }
 
 /** A WAV tone. */
-export function tone(seconds = 2, frequency = 440): Buffer {
+export function tone(seconds = 2, rising = false): Buffer {
   const out = tempFile('wav');
-  ffmpeg(['-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=48000:duration=${seconds}`, out]);
+  ffmpeg(['-f', 'lavfi', '-i', toneSource(seconds, rising), out]);
   return readFileSync(out);
 }
 
 /** Sound alone in an MP4 (AAC): uploaded, it is taken for a video. */
 export function soundOnlyMp4(seconds = 2): Buffer {
   const out = tempFile('mp4');
-  ffmpeg(['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`, '-c:a', 'aac', out]);
+  ffmpeg(['-f', 'lavfi', '-i', toneSource(seconds), '-c:a', 'aac', out]);
   return readFileSync(out);
 }
 
