@@ -8,6 +8,7 @@ export * from './edit/even-frame';
 export * from './edit/fit-frame';
 export * from './edit/speed-filters';
 export * from './edit/keep-ranges';
+export * from './edit/join-clips';
 export * from './edit/mp4-encoding';
 export * from './edit/audio-encoding';
 export * from './edit/output-metadata';
