@@ -94,6 +94,23 @@ export function cpuMicros(pid: number): number {
 }
 
 /**
+ * CPU time of a process's children that have exited and been waited for
+ * (ffmpeg runs of a worker, of the benchmark itself), in microseconds.
+ */
+export function childrenCpuMicros(pid: number): number {
+  const fields = statFields(pid);
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** A field of /proc/<pid>/status in bytes (`VmRSS`, `VmHWM`: resident now, and at its peak). */
+export function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/**
  * Minor page faults of a process so far (Linux /proc). Each is a fresh page
  * the kernel zeroes and maps: memory the allocator gave back to the system and
  * takes again costs a fault per 4 KiB page touched.
