@@ -54,10 +54,6 @@ const aspectRatio = z
   .optional()
   .describe('width:height of the result, e.g. 1:1, 16:9');
 const targetLanguage = z.string().min(2).describe('The language to translate into (BCP 47, e.g. fr, es-MX)');
-const factor = z
-  .union([z.literal(2), z.literal(4)])
-  .default(2)
-  .describe('How many times wider and higher the result is');
 
 const image = (description: string): ProviderType<z.ZodRawShape> => ({
   type: 'image_generation',
