@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { uuidv7 } from '@weft/engine';
@@ -6,7 +8,7 @@ import { ASSET_QUEUE, processAssetJobId } from '@weft/queue';
 import { Queue } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
-import { download, near, pixelsOf, resultAssets, uploadAsset } from '../node-library/node-fixtures';
+import { download, ffprobe, near, pixelsOf, resultAssets, uploadAsset } from '../node-library/node-fixtures';
 import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
 
 // The example catalog (catalog/*.json) runs to completion, the review agent included.
@@ -146,3 +148,49 @@ test('branded-product-image: tinted and titled, reviewed, then the logo goes on'
   expect(near(out.at(1080 - 48 - 97, 48 + 97), [255, 0, 255], 40)).toBe(true);
   expect(near(out.at(48 + 97, 48 + 97), [255, 0, 255], 40)).toBe(false);
 });
+
+test('vertical-cutdown: 15 s of a 16:9 video as a 9:16 clip with subtitles and a soundtrack', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-cutdown-'));
+  try {
+    const make = (name: string, args: string[]) => {
+      const file = path.join(dir, name);
+      execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...args, file]);
+      return fs.readFileSync(file);
+    };
+    // A few frames a second keep the encoding cheap; the flow is about sizes and tracks.
+    const source = make('source.mp4', [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=1920x1080:rate=4:duration=20',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+    ]);
+    const music = make('music.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=4']);
+    const [video, soundtrack] = await Promise.all([
+      uploadAsset(stack, org, source, 'source.mp4'),
+      uploadAsset(stack, org, music, 'music.mp3'),
+    ]);
+    const res = await run('vertical-cutdown.json', [
+      { id: 'video', value: { asset_ids: [video] } },
+      { id: 'subtitles', value: '1\n00:00:00,000 --> 00:00:10,000\nHello there\n' },
+      { id: 'music', value: { asset_ids: [soundtrack] } },
+    ]);
+    expect(res.status).toBe(201);
+    const done = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`, undefined, 180_000);
+    const [clip] = resultAssets(done, 'scored');
+    const file = path.join(dir, 'clip.mp4');
+    fs.writeFileSync(file, (await download(stack, org, clip!)).bytes);
+    const probed = ffprobe(file);
+    const picture = probed.streams.find((s) => s.codec_type === 'video');
+    expect([picture?.width, picture?.height]).toEqual([1080, 1920]);
+    expect(probed.streams.some((s) => s.codec_type === 'audio')).toBe(true);
+    expect(Math.abs(Number(probed.format.duration) - 15)).toBeLessThan(0.3);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 200_000);
