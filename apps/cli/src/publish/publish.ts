@@ -68,7 +68,8 @@ async function publishAgent(client: HttpClient, def: CatalogFile, warnings: stri
     ['description', existing.description, def.description],
     ['tags', existing.tags ?? [], [...new Set(def.tags ?? [])]],
     ['visibility', existing.visibility, def.visibility],
-    ['estimated_cost', existing.estimated_cost, def.estimated_cost],
+    // Not given in the file: the server's estimate (the sum of the nodes') stands.
+    ['estimated_cost', existing.estimated_cost, def.estimated_cost ?? existing.estimated_cost],
   ].filter(([, have, want]) => !jsonEqual(have, want));
   if (stale.length > 0) {
     warnings.push(
