@@ -1,5 +1,6 @@
 import { probeMedia, runFfmpeg, UnprocessableMediaError, URL_INPUT, type MediaProbe } from '@weft/media';
 import { NodeFailure, type AssetInfo, type NodeContext } from './types';
+import { single } from './values';
 
 // The video and audio a media node reads: each asset checked, probed through
 // its presigned URL (never downloaded), and ffmpeg run on it, with every
@@ -10,8 +11,26 @@ import { NodeFailure, type AssetInfo, type NodeContext } from './types';
 /** ffprobe reads a header: far less than a node's own timeout, which aborts it anyway. */
 const PROBE_TIMEOUT_MS = 2 * 60_000;
 
-/** What a node needs of an asset: a video track, a sound track, or either. */
-export type SourceNeed = 'video' | 'audio' | 'media';
+/**
+ * What a port needs of an asset: a video (with a video track, or with sound
+ * too), an audio file, or a video or audio file with sound or with either.
+ */
+export type SourceNeed = 'video' | 'video with sound' | 'audio' | 'sound' | 'media';
+
+interface NeedRule {
+  mediaTypes: string[];
+  noun: string;
+  picture: boolean;
+  sound: boolean;
+}
+
+const NEEDS: Record<SourceNeed, NeedRule> = {
+  video: { mediaTypes: ['video'], noun: 'video', picture: true, sound: false },
+  'video with sound': { mediaTypes: ['video'], noun: 'video', picture: true, sound: true },
+  audio: { mediaTypes: ['audio'], noun: 'audio file', picture: false, sound: true },
+  sound: { mediaTypes: ['video', 'audio'], noun: 'video or audio file', picture: false, sound: true },
+  media: { mediaTypes: ['video', 'audio'], noun: 'video or audio file', picture: false, sound: false },
+};
 
 export interface VideoTrack {
   /** The stream index in the file (cover art is never picked). */
@@ -35,8 +54,6 @@ export interface MediaSource {
   duration?: number;
 }
 
-const NOUN: Record<SourceNeed, string> = { video: 'video', audio: 'audio file', media: 'video or audio file' };
-
 function article(word: string): string {
   return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }
@@ -46,8 +63,12 @@ export function sourceFailure(ctx: NodeContext, port: string, assetId: string, w
   return new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the asset ${assetId} at input '${port}' ${what}`);
 }
 
-/** The asset ids at a single-value port; a failure when there are none. */
-export function sourceIds(ctx: NodeContext, port: string, values: { value: unknown }[]): string[] {
+/** The asset ids of `values` (by default the single value at `port`); a failure when there are none. */
+export function sourceIds(
+  ctx: NodeContext,
+  port: string,
+  values: { value: unknown }[] = [single(ctx, port)],
+): string[] {
   const ids = values.flatMap((v) => (Array.isArray(v.value) ? v.value : [v.value]));
   if (!ids.every((id): id is string => typeof id === 'string')) {
     throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' expects assets at input '${port}'`);
@@ -64,17 +85,17 @@ export async function openSource(
   assetId: string,
   need: SourceNeed,
 ): Promise<MediaSource> {
+  const rule = NEEDS[need];
   const { info, url } = await ctx.assets.url(assetId, ctx.signal);
-  const accepted = need === 'media' ? ['video', 'audio'] : [need];
-  if (!accepted.includes(info.mediaType)) {
-    throw sourceFailure(ctx, port, assetId, `is ${article(info.mediaType)}, not ${article(NOUN[need])}`);
+  if (!rule.mediaTypes.includes(info.mediaType)) {
+    throw sourceFailure(ctx, port, assetId, `is ${article(info.mediaType)}, not ${article(rule.noun)}`);
   }
   let probe: MediaProbe;
   try {
     probe = await probeMedia(url, { ...ctx.tools, timeoutMs: PROBE_TIMEOUT_MS }, ctx.signal);
   } catch (err) {
     if (err instanceof UnprocessableMediaError) {
-      throw sourceFailure(ctx, port, assetId, `cannot be read as ${article(NOUN[need])}`);
+      throw sourceFailure(ctx, port, assetId, `cannot be read as ${article(rule.noun)}`);
     }
     throw err;
   }
@@ -92,10 +113,10 @@ export async function openSource(
             : {}),
         }
       : undefined;
-  const audio = probe.videoStream !== undefined ? 'audio_codec' in metadata : typeof metadata.codec === 'string';
-  if (need === 'video' && !video) throw sourceFailure(ctx, port, assetId, 'has no video track');
-  if (need === 'audio' && !audio) throw sourceFailure(ctx, port, assetId, 'has no sound');
-  if (need === 'media' && !video && !audio) throw sourceFailure(ctx, port, assetId, 'has neither picture nor sound');
+  const audio = probe.audioStream !== undefined;
+  if (rule.picture && !video) throw sourceFailure(ctx, port, assetId, 'has no video track');
+  if (rule.sound && !audio) throw sourceFailure(ctx, port, assetId, 'has no sound');
+  if (!video && !audio) throw sourceFailure(ctx, port, assetId, 'has neither picture nor sound');
   return {
     id: assetId,
     port,
@@ -113,23 +134,29 @@ export function inputArgs(sources: readonly MediaSource[], before: (source: Medi
   return sources.flatMap((s) => [...before(s), ...URL_INPUT, '-i', s.url]);
 }
 
+/** The assets of `sources` as a message names them, port by port. */
+function namedSources(sources: readonly MediaSource[]): string {
+  const ports = [...new Set(sources.map((s) => s.port))];
+  return ports
+    .map((port) => {
+      const ids = sources.filter((s) => s.port === port).map((s) => s.id);
+      return ids.length === 1
+        ? `the asset ${ids[0]} at input '${port}'`
+        : `the assets at input '${port}' (${ids.join(', ')})`;
+    })
+    .join(' or ');
+}
+
 /**
  * Runs ffmpeg on `sources` (the command's inputs): content it cannot
- * process is an invalid_input failure naming the port and assets.
+ * process is an invalid_input failure naming the ports and assets.
  */
 export async function runOnSources(ctx: NodeContext, sources: readonly MediaSource[], args: string[]): Promise<void> {
   try {
     await runFfmpeg({ ffmpeg: ctx.tools.ffmpeg, signal: ctx.signal }, args);
   } catch (err) {
     if (!(err instanceof UnprocessableMediaError)) throw err;
-    const port = sources[0]?.port ?? '?';
-    const ids = sources.map((s) => s.id);
-    throw new NodeFailure(
-      'invalid_input',
-      ids.length === 1
-        ? `Node '${ctx.nodeId}': the asset ${ids[0]} at input '${port}' could not be processed`
-        : `Node '${ctx.nodeId}': the assets at input '${port}' (${ids.join(', ')}) could not be processed`,
-    );
+    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': ${namedSources(sources)} could not be processed`);
   }
 }
 

@@ -121,16 +121,16 @@ describe('bad input fails the run with invalid_input naming the port', () => {
   });
   const cases: [string, 'extract_audio' | 'remove_audio', () => string, RegExp][] = [
     ['a video without sound to extract_audio', 'extract_audio', () => silent, /has no sound/],
-    ['an audio file to extract_audio', 'extract_audio', () => soundOnly, /is not a video/],
-    ['an audio file to remove_audio', 'remove_audio', () => soundOnly, /is not a video/],
-    ['a corrupt video to remove_audio', 'remove_audio', () => corrupt, /is not a readable video or audio file/],
-    ['a corrupt video to extract_audio', 'extract_audio', () => corrupt, /is not a readable video or audio file/],
+    ['an audio file to extract_audio', 'extract_audio', () => soundOnly, /has no video track/],
+    ['an audio file to remove_audio', 'remove_audio', () => soundOnly, /has no video track/],
+    ['a corrupt video to remove_audio', 'remove_audio', () => corrupt, /cannot be read as a video/],
+    ['a corrupt video to extract_audio', 'extract_audio', () => corrupt, /cannot be read as a video/],
   ];
   test.each(cases)('%s', async (_name, type, asset, why) => {
     const id = asset();
     const run = await runFlow(stack.gw, apiKey, extractFlow(type), [{ id: 'clips', value: { asset_ids: [id] } }]);
     expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
-    expect(run.error).toContain(`Node 'node': the file at input 'video' (asset ${id})`);
+    expect(run.error).toContain(`Node 'node': the asset ${id} at input 'video'`);
     expect(run.error).toMatch(why);
   });
 });

@@ -179,7 +179,7 @@ describe('bad input fails with invalid_input naming the port', () => {
       [asInput('clip', [toned]), asInput('soundVideo', [silent])],
     );
     expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
-    expect(run.error).toBe(`Node 'merged': the file at input 'audio' (asset ${silent}) has no sound`);
+    expect(run.error).toBe(`Node 'merged': the asset ${silent} at input 'audio' has no sound`);
   });
 
   test('a sound-only file at `video`', async () => {
@@ -194,7 +194,7 @@ describe('bad input fails with invalid_input naming the port', () => {
       asInput('sound', [short]),
     ]);
     expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
-    expect(run.error).toBe(`Node 'added': the file at input 'video' (asset ${soundOnly}) is not a video`);
+    expect(run.error).toBe(`Node 'added': the asset ${soundOnly} at input 'video' has no video track`);
   });
 
   test('params out of range are refused when the flow is published', async () => {

@@ -152,7 +152,7 @@ describe('bad input fails with invalid_input naming the port', () => {
     );
     const run = await burn('Hello', {}, soundOnly);
     expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
-    expect(run.error).toBe(`Node 'burn': the file at input 'video' (asset ${soundOnly}) is not a video`);
+    expect(run.error).toBe(`Node 'burn': the asset ${soundOnly} at input 'video' has no video track`);
   });
 
   test('params out of range are refused when the flow is published', async () => {

@@ -3,7 +3,8 @@ import { soundUnderVideo } from '@weft/media';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia, type MediaSource } from '../sound-sources';
+import { knownMetadata } from '../known-metadata';
+import { openSource, runOnSources, sourceIds, type MediaSource } from '../media-sources';
 import { mediaPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';
@@ -48,14 +49,14 @@ function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: s
     maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
     estimateCost: () => 0,
     async execute(ctx) {
-      const videoIds = mediaIds(ctx, 'video');
-      const soundOf = soundFor(ctx, videoIds, mediaIds(ctx, 'audio'));
+      const videoIds = sourceIds(ctx, 'video');
+      const soundOf = soundFor(ctx, videoIds, sourceIds(ctx, 'audio'));
       const sounds = new Map<string, MediaSource>();
       const produced: string[] = [];
       for (const [index, id] of videoIds.entries()) {
-        const video = await openMedia(ctx, 'video', id, 'video');
+        const video = await openSource(ctx, 'video', id, 'video');
         const soundId = soundOf(index);
-        const sound = sounds.get(soundId) ?? (await openMedia(ctx, 'audio', soundId, 'sound'));
+        const sound = sounds.get(soundId) ?? (await openSource(ctx, 'audio', soundId, 'sound'));
         sounds.set(soundId, sound);
         const command = soundUnderVideo({
           video: {
@@ -75,8 +76,7 @@ function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: s
           videoExtension: video.info.extension,
           outputStem: path.join(await ctx.workDir(), `with-sound-${index}`),
         });
-        const blame = `the video at input 'video' (asset ${id}) or the sound at input 'audio' (asset ${soundId})`;
-        await runOnMedia(ctx, blame, command.args);
+        await runOnSources(ctx, [video, sound], command.args);
         const { width, height, codec, frame_rate } = video.probe.metadata;
         produced.push(
           await ctx.assets.store(

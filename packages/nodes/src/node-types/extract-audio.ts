@@ -1,8 +1,9 @@
-import { AUDIO_FORMATS, URL_INPUT } from '@weft/media';
+import { AUDIO_FORMATS } from '@weft/media';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
+import { knownMetadata } from '../known-metadata';
+import { inputArgs, openSource, runOnSources, sourceIds } from '../media-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 
@@ -24,15 +25,15 @@ export const extractAudio = defineNode({
   async execute(ctx) {
     const format = AUDIO_FORMATS[ctx.params.format];
     const produced: string[] = [];
-    for (const [index, id] of mediaIds(ctx, PORT).entries()) {
-      const video = await openMedia(ctx, PORT, id, 'video with sound');
+    for (const [index, id] of sourceIds(ctx, PORT).entries()) {
+      const video = await openSource(ctx, PORT, id, 'video with sound');
       const output = path.join(await ctx.workDir(), `audio-${index}.${format.extension}`);
       const { duration } = video.probe;
-      const args = [...URL_INPUT, '-i', video.url, '-map', `0:${video.probe.audioStream}`, '-vn', '-sn', '-dn'];
+      const args = [...inputArgs([video]), '-map', `0:${video.probe.audioStream}`, '-vn', '-sn', '-dn'];
       // Cut at the container's length: the last AAC frame of a video decodes
       // whole, past the end its edit list sets.
       const cut = duration !== undefined ? ['-t', String(duration)] : [];
-      await runOnMedia(ctx, `the video at input '${PORT}' (asset ${id})`, [...args, ...cut, ...format.args, output]);
+      await runOnSources(ctx, [video], [...args, ...cut, ...format.args, output]);
       const { metadata } = video.probe;
       const sound = { sample_rate: metadata.sample_rate, channels: metadata.channels };
       produced.push(

@@ -15,7 +15,6 @@ import {
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import type { NodeContext } from '../types';
-import { single } from '../values';
 
 const PORT = 'video';
 
@@ -103,7 +102,7 @@ export const extractVideoFrame = defineNode({
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
   async execute(ctx) {
-    const ids = sourceIds(ctx, PORT, [single(ctx, PORT)]);
+    const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
     const produced: string[] = [];
     for (const [index, id] of ids.entries()) {

@@ -1,7 +1,8 @@
-import { URL_INPUT, videoContainerFor } from '@weft/media';
+import { videoContainerFor } from '@weft/media';
 import path from 'node:path';
 import { defineNode } from '../definition';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
+import { knownMetadata } from '../known-metadata';
+import { inputArgs, openSource, runOnSources, sourceIds } from '../media-sources';
 import { noParams, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 
@@ -22,24 +23,26 @@ export const removeAudio = defineNode({
   estimateCost: () => 0,
   async execute(ctx) {
     const produced: string[] = [];
-    for (const [index, id] of mediaIds(ctx, PORT).entries()) {
-      const video = await openMedia(ctx, PORT, id, 'video');
+    for (const [index, id] of sourceIds(ctx, PORT).entries()) {
+      const video = await openSource(ctx, PORT, id, 'video');
       const container = videoContainerFor(video.info.extension);
       const output = path.join(await ctx.workDir(), `silent-${index}.${container.extension}`);
-      await runOnMedia(ctx, `the video at input '${PORT}' (asset ${id})`, [
-        ...URL_INPUT,
-        '-i',
-        video.url,
-        '-map',
-        `0:${video.probe.videoStream}`,
-        '-c:v',
-        'copy',
-        '-an',
-        '-sn',
-        '-dn',
-        ...container.muxer,
-        output,
-      ]);
+      await runOnSources(
+        ctx,
+        [video],
+        [
+          ...inputArgs([video]),
+          '-map',
+          `0:${video.probe.videoStream}`,
+          '-c:v',
+          'copy',
+          '-an',
+          '-sn',
+          '-dn',
+          ...container.muxer,
+          output,
+        ],
+      );
       const { width, height, codec, frame_rate } = video.probe.metadata;
       produced.push(
         await ctx.assets.store(

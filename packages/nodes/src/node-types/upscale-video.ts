@@ -6,7 +6,6 @@ import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '.
 import { providerParams, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
-import { single } from '../values';
 import { notConfigured } from './provider-types';
 
 const PORT = 'video';
@@ -49,7 +48,7 @@ export const upscaleVideo = defineNode({
         `Node '${ctx.nodeId}': params.model '${model}' is not served here (only '${MODEL}')`,
       );
     }
-    const ids = sourceIds(ctx, PORT, [single(ctx, PORT)]);
+    const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
     const produced: string[] = [];
     for (const [index, id] of ids.entries()) {

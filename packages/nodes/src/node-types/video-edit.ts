@@ -15,7 +15,6 @@ import { seconds } from '../media-params';
 import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '../media-sources';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { single } from '../values';
 import { EditProblem, planEdits, type Edit } from './video-edit-plan';
 
 const PORT = 'video';
@@ -57,7 +56,7 @@ export const videoEdit = defineNode({
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
   async execute(ctx) {
-    const ids = sourceIds(ctx, PORT, [single(ctx, PORT)]);
+    const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
     const produced: string[] = [];
     for (const [index, id] of ids.entries()) {

@@ -3,8 +3,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineNode } from '../definition';
+import { knownMetadata } from '../known-metadata';
 import { hexColor } from '../media-params';
-import { knownMetadata, mediaIds, openMedia, runOnMedia } from '../sound-sources';
+import { openSource, runOnSources, sourceIds } from '../media-sources';
 import { textPort, videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';
@@ -51,15 +52,10 @@ export const videoSubtitle = defineNode({
   async execute(ctx) {
     const subtitles = readSubtitles(ctx);
     const produced: string[] = [];
-    for (const [index, id] of mediaIds(ctx, 'video').entries()) {
-      const video = await openMedia(ctx, 'video', id, 'video');
-      const { width, height, frame_rate, audio_codec } = video.probe.metadata;
-      if (typeof width !== 'number' || typeof height !== 'number') {
-        throw new NodeFailure(
-          'invalid_input',
-          `Node '${ctx.nodeId}': the video at input 'video' (asset ${id}) has no size`,
-        );
-      }
+    for (const [index, id] of sourceIds(ctx, 'video').entries()) {
+      const video = await openSource(ctx, 'video', id, 'video');
+      const { width, height } = video.video!;
+      const { frame_rate, audio_codec } = video.probe.metadata;
       const dir = await ctx.workDir();
       const scriptPath = path.join(dir, `subtitles-${index}.ass`);
       const style = { fontSize: ctx.params.font_size, color: ctx.params.color, position: ctx.params.position };
@@ -75,7 +71,7 @@ export const videoSubtitle = defineNode({
         scriptPath,
         output,
       });
-      await runOnMedia(ctx, `the video at input 'video' (asset ${id})`, args);
+      await runOnSources(ctx, [video], args);
       produced.push(
         await ctx.assets.store(
           {
