@@ -8,7 +8,9 @@ import { ASSET_QUEUE, processAssetJobId } from '@weft/queue';
 import { Queue } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
-import { download, ffprobe, near, pixelsOf, resultAssets, uploadAsset } from '../node-library/node-fixtures';
+import { near, pixelsOf } from '../testing/media/pixels';
+import { download, resultAssets, uploadAsset } from '../testing/media/runs';
+import { probeFile } from '../testing/media/probe';
 import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
 
 // The example catalog (catalog/*.json) runs to completion, the review agent included.
@@ -109,8 +111,8 @@ test('branded-product-image: tinted and titled, reviewed, then the logo goes on'
     .png()
     .toBuffer();
   const [photo, mark] = await Promise.all([
-    uploadAsset(stack, org, jpeg, 'photo.jpg'),
-    uploadAsset(stack, org, logo, 'logo.png'),
+    uploadAsset(stack.gw, org.apiKey, jpeg, 'photo.jpg'),
+    uploadAsset(stack.gw, org.apiKey, logo, 'logo.png'),
   ]);
   const res = await run('branded-product-image.json', [
     { id: 'photo', value: { asset_ids: [photo] } },
@@ -127,7 +129,7 @@ test('branded-product-image: tinted and titled, reviewed, then the logo goes on'
     60_000,
   );
   const review = (parked.pending_reviews as { id: string; proposed_output: { asset_ids: string[] } }[])[0]!;
-  const proposed = await pixelsOf((await download(stack, org, review.proposed_output.asset_ids[0]!)).bytes);
+  const proposed = await pixelsOf((await download(stack.gw, org.apiKey, review.proposed_output.asset_ids[0]!)).bytes);
   expect([proposed.width, proposed.height]).toEqual([1080, 1350]);
   // The headline is drawn in white near the bottom; the photo there is a tinted grey.
   const band = [...Array(200).keys()].map((i) => proposed.at(72 + i * 4, 1150));
@@ -142,7 +144,7 @@ test('branded-product-image: tinted and titled, reviewed, then the logo goes on'
     .expect(204);
   const done = await pollRun(stack.gw, org.apiKey, `/runs/${parked.id}`, undefined, 60_000);
   const [branded] = resultAssets(done, 'branded');
-  const out = await pixelsOf((await download(stack, org, branded!)).bytes);
+  const out = await pixelsOf((await download(stack.gw, org.apiKey, branded!)).bytes);
   expect([out.width, out.height]).toEqual([1080, 1350]);
   // scale 0.18 of 1080 = 194 px wide, 48 px from the top-right corner: its centre is magenta.
   expect(near(out.at(1080 - 48 - 97, 48 + 97), [255, 0, 255], 40)).toBe(true);
@@ -172,8 +174,8 @@ test('vertical-cutdown: 15 s of a 16:9 video as a 9:16 clip with subtitles and a
     ]);
     const music = make('music.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=4']);
     const [video, soundtrack] = await Promise.all([
-      uploadAsset(stack, org, source, 'source.mp4'),
-      uploadAsset(stack, org, music, 'music.mp3'),
+      uploadAsset(stack.gw, org.apiKey, source, 'source.mp4'),
+      uploadAsset(stack.gw, org.apiKey, music, 'music.mp3'),
     ]);
     const res = await run('vertical-cutdown.json', [
       { id: 'video', value: { asset_ids: [video] } },
@@ -184,12 +186,12 @@ test('vertical-cutdown: 15 s of a 16:9 video as a 9:16 clip with subtitles and a
     const done = await pollRun(stack.gw, org.apiKey, `/runs/${res.body.id}`, undefined, 180_000);
     const [clip] = resultAssets(done, 'scored');
     const file = path.join(dir, 'clip.mp4');
-    fs.writeFileSync(file, (await download(stack, org, clip!)).bytes);
-    const probed = ffprobe(file);
+    fs.writeFileSync(file, (await download(stack.gw, org.apiKey, clip!)).bytes);
+    const probed = probeFile(file);
     const picture = probed.streams.find((s) => s.codec_type === 'video');
     expect([picture?.width, picture?.height]).toEqual([1080, 1920]);
     expect(probed.streams.some((s) => s.codec_type === 'audio')).toBe(true);
-    expect(Math.abs(Number(probed.format.duration) - 15)).toBeLessThan(0.3);
+    expect(Math.abs(probed.duration - 15)).toBeLessThan(0.3);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

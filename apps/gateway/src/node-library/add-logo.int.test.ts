@@ -1,23 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Flow } from '@weft/contracts';
 import sharp from 'sharp';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  download,
-  failureOf,
-  ffmpeg,
-  ffprobe,
-  near,
-  pixelsOf,
-  resultAssets,
-  runFlow,
-  scratchDir,
-  solid,
-  uploadAsset,
-  type Org,
-} from './node-fixtures';
+import { mediaDir } from '../testing/media/files';
+import { ffmpeg, ffmpegFile, solid } from '../testing/media/generate';
+import { near, pixelsOf } from '../testing/media/pixels';
+import { probeFile } from '../testing/media/probe';
+import { download, downloadTo, failureOf, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // add_logo on images (sharp) and on every frame of videos (ffmpeg overlay).
 
@@ -27,7 +16,8 @@ const WHITE = [255, 255, 255];
 let stack: RunStack;
 let org: Org;
 let logo: string;
-const dir = scratchDir();
+const media = mediaDir();
+afterAll(media.cleanup);
 
 const logoFlow = (params: Record<string, unknown> = {}, base: 'image_input' | 'video_input' = 'image_input'): Flow => ({
   nodes: [
@@ -43,34 +33,28 @@ const stamp = (
   params: Record<string, unknown> = {},
   kind: 'image_input' | 'video_input' = 'image_input',
 ) =>
-  runFlow(
-    stack,
-    org,
-    logoFlow(params, kind),
-    [
-      { id: 'base', value: { asset_ids: base } },
-      { id: 'logo', value: { asset_ids: [logo] } },
-    ],
-    60_000,
-  );
+  runFlow(stack.gw, org.apiKey, logoFlow(params, kind), [
+    { id: 'base', value: { asset_ids: base } },
+    { id: 'logo', value: { asset_ids: [logo] } },
+  ]);
 
 beforeAll(async () => {
   stack = await startRunStack();
   org = await stack.gw.createOrg('Logo', 100);
   // 2:1, so that at scale 0.2 of a 400-pixel base it is 80 × 40.
-  logo = await uploadAsset(stack, org, await solid(40, 20, '#ff0000'), 'logo.png');
+  logo = await uploadAsset(stack.gw, org.apiKey, await solid(40, 20, '#ff0000'), 'logo.png');
 });
 afterAll(() => stack.close());
 
 describe('on images', () => {
   let white: string;
   beforeAll(async () => {
-    white = await uploadAsset(stack, org, await solid(400, 300, '#ffffff'), 'white.png');
+    white = await uploadAsset(stack.gw, org.apiKey, await solid(400, 300, '#ffffff'), 'white.png');
   });
 
   test('bottom-right by default: scale 0.2 of the width, 24 pixels from the edges, nowhere else', async () => {
     const [out] = resultAssets(await stamp([white]), 'stamp');
-    const image = await pixelsOf((await download(stack, org, out!)).bytes);
+    const image = await pixelsOf((await download(stack.gw, org.apiKey, out!)).bytes);
     expect([image.width, image.height]).toEqual([400, 300]);
     // The logo covers x 296..375, y 236..275.
     expect(near(image.at(297, 237), RED)).toBe(true);
@@ -91,14 +75,14 @@ describe('on images', () => {
     ['center', [200, 150], [64, 44]],
   ])('%s', async (position, logoAt, elsewhere) => {
     const [out] = resultAssets(await stamp([white], { position }), 'stamp');
-    const image = await pixelsOf((await download(stack, org, out!)).bytes);
+    const image = await pixelsOf((await download(stack.gw, org.apiKey, out!)).bytes);
     expect(near(image.at(logoAt[0]!, logoAt[1]!), RED)).toBe(true);
     expect(near(image.at(elsewhere[0]!, elsewhere[1]!), WHITE)).toBe(true);
   });
 
   test('opacity blends the logo with the image; scale and margin move and size it', async () => {
     const [out] = resultAssets(await stamp([white], { opacity: 0.5, scale: 0.5, margin: 0 }), 'stamp');
-    const image = await pixelsOf((await download(stack, org, out!)).bytes);
+    const image = await pixelsOf((await download(stack.gw, org.apiKey, out!)).bytes);
     // 200 × 100 in the very corner: x 200..399, y 200..299, red at half over white.
     expect(near(image.at(399, 299), [255, 128, 128], 3)).toBe(true);
     expect(near(image.at(201, 201), [255, 128, 128], 3)).toBe(true);
@@ -106,10 +90,10 @@ describe('on images', () => {
   });
 
   test('every image of the list gets one, and a JPEG stays a JPEG', async () => {
-    const jpeg = await uploadAsset(stack, org, await solid(200, 100, '#0000ff', 'jpeg'), 'blue.jpg');
+    const jpeg = await uploadAsset(stack.gw, org.apiKey, await solid(200, 100, '#0000ff', 'jpeg'), 'blue.jpg');
     const outs = resultAssets(await stamp([white, jpeg], { position: 'top-left', margin: 0 }), 'stamp');
     expect(outs).toHaveLength(2);
-    const second = (await download(stack, org, outs[1]!)).bytes;
+    const second = (await download(stack.gw, org.apiKey, outs[1]!)).bytes;
     expect((await sharp(second).metadata()).format).toBe('jpeg');
     const image = await pixelsOf(second);
     expect(near(image.at(5, 5), RED, 30)).toBe(true);
@@ -118,11 +102,7 @@ describe('on images', () => {
 });
 
 describe('on videos', () => {
-  const make = (name: string, args: string[]) => {
-    const file = path.join(dir, name);
-    ffmpeg([...args, file]);
-    return fs.readFileSync(file);
-  };
+  const make = (name: string, args: string[]) => ffmpegFile(media.file(name), args);
 
   test('every frame carries the logo, the duration and the sound are kept', async () => {
     const video = make('in.mp4', [
@@ -130,15 +110,14 @@ describe('on videos', () => {
       ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2'],
       ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
     ]);
-    const id = await uploadAsset(stack, org, video, 'in.mp4');
+    const id = await uploadAsset(stack.gw, org.apiKey, video, 'in.mp4');
     const [out] = resultAssets(await stamp([id], { scale: 0.25 }, 'video_input'), 'stamp');
-    const file = path.join(dir, 'out.mp4');
-    fs.writeFileSync(file, (await download(stack, org, out!)).bytes);
-    const probe = ffprobe(file);
+    const file = await downloadTo(stack.gw, org.apiKey, out!, media.file('out.mp4'));
+    const probe = probeFile(file);
     const videoStream = probe.streams.find((s) => s.codec_type === 'video')!;
     expect([videoStream.width, videoStream.height]).toEqual([320, 240]);
     expect(probe.streams.some((s) => s.codec_type === 'audio')).toBe(true);
-    expect(Math.abs(Number(probe.format.duration) - 2)).toBeLessThanOrEqual(1 / 25 + 0.03);
+    expect(Math.abs(probe.duration - 2)).toBeLessThanOrEqual(1 / 25 + 0.03);
     // The logo is 80 × 40 at x 216..295, y 176..215; check a frame early and one late.
     for (const at of ['0.1', '1.8']) {
       const frame = await pixelsOf(
@@ -151,7 +130,7 @@ describe('on videos', () => {
 
   test('a file with no video track fails the run naming the port', async () => {
     const soundOnly = make('sound.mp4', ['-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac']);
-    const id = await uploadAsset(stack, org, soundOnly, 'sound.mp4');
+    const id = await uploadAsset(stack.gw, org.apiKey, soundOnly, 'sound.mp4');
     const failure = failureOf(await stamp([id], {}, 'video_input'));
     expect(failure.reason).toBe('invalid_input');
     expect(failure.error).toContain(`Node 'stamp'`);
@@ -160,9 +139,14 @@ describe('on videos', () => {
 });
 
 test('a logo that cannot be read fails the run, naming the logo port', async () => {
-  const white = await uploadAsset(stack, org, await solid(50, 50, '#ffffff'), 'w.png');
-  const broken = await uploadAsset(stack, org, (await solid(64, 64, '#00ff00')).subarray(0, 70), 'broken.png');
-  const run = await runFlow(stack, org, logoFlow(), [
+  const white = await uploadAsset(stack.gw, org.apiKey, await solid(50, 50, '#ffffff'), 'w.png');
+  const broken = await uploadAsset(
+    stack.gw,
+    org.apiKey,
+    (await solid(64, 64, '#00ff00')).subarray(0, 70),
+    'broken.png',
+  );
+  const run = await runFlow(stack.gw, org.apiKey, logoFlow(), [
     { id: 'base', value: { asset_ids: [white] } },
     { id: 'logo', value: { asset_ids: [broken] } },
   ]);

@@ -1,19 +1,11 @@
 import type { Flow } from '@weft/contracts';
 import request from 'supertest';
 import { GARBAGE, MP4_HEADER } from '../testing/asset-fixtures';
-import {
-  downloadTo,
-  ffmpegFile,
-  mediaDir,
-  meanVolume,
-  outputAssets,
-  probeFile,
-  runFlow,
-  streamOf,
-  testVideo,
-  uploadMedia,
-  videoPacketSizes,
-} from '../testing/av-fixtures';
+import { mediaDir } from '../testing/media/files';
+import { ffmpegFile, testVideo } from '../testing/media/generate';
+import { probeFile, streamOf, videoPacketSizes } from '../testing/media/probe';
+import { downloadTo, resultAssets, runFlow, uploadAsset } from '../testing/media/runs';
+import { meanVolume } from '../testing/media/sound';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // extract_audio and remove_audio through the API with a real worker, on
@@ -33,7 +25,7 @@ let corrupt: string;
 beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Audio tracks'));
-  const up = (bytes: Buffer, name: string) => uploadMedia(stack.gw, apiKey, bytes, name);
+  const up = (bytes: Buffer, name: string) => uploadAsset(stack.gw, apiKey, bytes, name);
   [toned, toned2, silent, soundOnly, corrupt] = await Promise.all([
     up(testVideo(media.file('toned.mp4'), 3, 440), 'toned.mp4'),
     up(testVideo(media.file('toned2.mp4'), 2, 660), 'toned2.mp4'),
@@ -70,8 +62,8 @@ test('each video of the list gives its sound as mp3 and wav, and its picture wit
   const run = await runFlow(stack.gw, apiKey, tracksFlow(), [{ id: 'clips', value: { asset_ids: [toned, toned2] } }]);
   expect(run.status).toBe('completed');
 
-  const mp3s = outputAssets(run, 'mp3');
-  const wavs = outputAssets(run, 'wav');
+  const mp3s = resultAssets(run, 'mp3');
+  const wavs = resultAssets(run, 'wav');
   expect(mp3s).toHaveLength(2);
   expect(wavs).toHaveLength(2);
   for (const [i, [seconds, hz]] of [
@@ -89,7 +81,7 @@ test('each video of the list gives its sound as mp3 and wav, and its picture wit
     }
   }
 
-  const mutes = outputAssets(run, 'mute');
+  const mutes = resultAssets(run, 'mute');
   expect(mutes).toHaveLength(2);
   const original = media.file('toned.mp4');
   const mute = await fetchAs(mutes[0]!, 'mute-0.mp4');

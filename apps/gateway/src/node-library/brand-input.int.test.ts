@@ -3,7 +3,8 @@ import type { Flow } from '@weft/contracts';
 import request from 'supertest';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import { resultOf, runFlow, solid, uploadAsset, type Org } from './node-fixtures';
+import { solid } from '../testing/media/generate';
+import { resultOf, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // brand_system_input: the brand checked when the run is created (422 naming
 // where in the value), normalised by the node.
@@ -23,16 +24,16 @@ const brandFlow = (): Flow => ({
 beforeAll(async () => {
   stack = await startRunStack();
   org = await stack.gw.createOrg('Brand', 100);
-  logo = await uploadAsset(stack, org, await solid(40, 20, '#ff0000'), 'logo.png');
+  logo = await uploadAsset(stack.gw, org.apiKey, await solid(40, 20, '#ff0000'), 'logo.png');
   font = await uploadAsset(
-    stack,
-    org,
+    stack.gw,
+    org.apiKey,
     fs.readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf'),
     'serif.ttf',
   );
   pdf = await uploadAsset(
-    stack,
-    org,
+    stack.gw,
+    org.apiKey,
     Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
     'doc.pdf',
   );
@@ -47,7 +48,7 @@ const create = (value: unknown, apiKey = org.apiKey) =>
     .send({ agent_id: agentId, inputs: [{ id: 'brand', value }] });
 
 test('a brand given as an object comes out normalised: #rrggbb colours, lower-case ids, defaults', async () => {
-  const run = await runFlow(stack, org, brandFlow(), [
+  const run = await runFlow(stack.gw, org.apiKey, brandFlow(), [
     { id: 'brand', value: { name: 'Acme', colors: ['#ABC', 'ff8800'], fonts: [font.toUpperCase()], logo } },
   ]);
   expect(run.status).toBe('completed');
@@ -61,7 +62,7 @@ test('a brand given as an object comes out normalised: #rrggbb colours, lower-ca
 });
 
 test('a brand given as JSON text is parsed', async () => {
-  const run = await runFlow(stack, org, brandFlow(), [
+  const run = await runFlow(stack.gw, org.apiKey, brandFlow(), [
     { id: 'brand', value: JSON.stringify({ name: 'Acme', colors: ['#000000'], tone: 'dry' }) },
   ]);
   expect(resultOf(run, 'brand')).toEqual({ name: 'Acme', colors: ['#000000'], fonts: [], logo: null, tone: 'dry' });
@@ -86,7 +87,7 @@ describe('422 at run creation, located inside the value', () => {
 
   test('a logo or font that does not exist, or is another organization’s, is reported like a missing asset', async () => {
     const other = await stack.gw.createOrg('Other');
-    const theirs = await uploadAsset(stack, other, await solid(10, 10, '#00ff00'), 'theirs.png');
+    const theirs = await uploadAsset(stack.gw, other.apiKey, await solid(10, 10, '#00ff00'), 'theirs.png');
     const missing = '00000000-0000-4000-8000-000000000000';
     const res = await create({ name: 'A', logo: theirs, fonts: [font, missing] });
     expect(res.status).toBe(422);

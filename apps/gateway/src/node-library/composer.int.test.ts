@@ -3,18 +3,9 @@ import { deflateSync } from 'node:zlib';
 import type { Flow } from '@weft/contracts';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  download,
-  failureOf,
-  near,
-  pixelsOf,
-  resultAssets,
-  runFlow,
-  solid,
-  uploadAsset,
-  type Org,
-  type Pixels,
-} from './node-fixtures';
+import { solid } from '../testing/media/generate';
+import { near, pixelsOf, type Pixels } from '../testing/media/pixels';
+import { download, failureOf, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // composer: layers drawn bottom first onto one image.
 
@@ -95,7 +86,7 @@ const composeFlow = (layers: object[], size = { width: 300, height: 200 }): Flow
 });
 
 async function compose(layers: object[], size?: { width: number; height: number }) {
-  return runFlow(stack, org, composeFlow(layers, size), [
+  return runFlow(stack.gw, org.apiKey, composeFlow(layers, size), [
     { id: 'photo', value: { asset_ids: [photo] } },
     { id: 'brand', value: { name: 'Acme', colors: ['#ff0000'], logo, fonts: [font] } },
     { id: 'headline', value: 'Hello from a port' },
@@ -104,7 +95,7 @@ async function compose(layers: object[], size?: { width: number; height: number 
 
 async function composed(layers: object[], size?: { width: number; height: number }): Promise<Pixels> {
   const [id] = resultAssets(await compose(layers, size), 'compose');
-  return pixelsOf((await download(stack, org, id!)).bytes);
+  return pixelsOf((await download(stack.gw, org.apiKey, id!)).bytes);
 }
 
 /** Pixels in the box that differ from the background. */
@@ -117,9 +108,9 @@ function inked(image: Pixels, x0: number, y0: number, x1: number, y1: number): n
 beforeAll(async () => {
   stack = await startRunStack();
   org = await stack.gw.createOrg('Composer', 100);
-  photo = await uploadAsset(stack, org, await solid(100, 50, '#0000ff'), 'photo.png');
-  logo = await uploadAsset(stack, org, await solid(20, 20, '#00ff00'), 'logo.png');
-  font = await uploadAsset(stack, org, unknownFamilyFont(), 'weft-mono.ttf');
+  photo = await uploadAsset(stack.gw, org.apiKey, await solid(100, 50, '#0000ff'), 'photo.png');
+  logo = await uploadAsset(stack.gw, org.apiKey, await solid(20, 20, '#00ff00'), 'logo.png');
+  font = await uploadAsset(stack.gw, org.apiKey, unknownFamilyFont(), 'weft-mono.ttf');
 });
 afterAll(() => stack.close());
 
@@ -179,7 +170,7 @@ test.each([
   ['WOFF', async () => woff(unknownFamilyFont('Weft Test Mono W'))],
   ['WOFF2', async () => Buffer.from(await woff2(unknownFamilyFont('Weft Test Mono 2')))],
 ])('a %s font is used as well', async (format, bytes) => {
-  const webFont = await uploadAsset(stack, org, await bytes(), `weft-mono.${format.toLowerCase()}`);
+  const webFont = await uploadAsset(stack.gw, org.apiKey, await bytes(), `weft-mono.${format.toLowerCase()}`);
   const layer = { kind: 'text', text: 'iiiiiiii', x: 10, y: 10, font_size: 40, color: '#000000' };
   const custom = await composed([
     { kind: 'color', color: '#eeeeee' },
@@ -193,7 +184,12 @@ test.each([
 });
 
 test('two fonts naming the same family are each drawn in their own glyphs', async () => {
-  const bold = await uploadAsset(stack, org, unknownFamilyFont('Weft Test Mono A', 'DejaVuSansMono-Bold.ttf'), 'b.ttf');
+  const bold = await uploadAsset(
+    stack.gw,
+    org.apiKey,
+    unknownFamilyFont('Weft Test Mono A', 'DejaVuSansMono-Bold.ttf'),
+    'b.ttf',
+  );
   const layer = { kind: 'text', text: 'iiiiiiii', x: 10, y: 10, font_size: 40, color: '#000000' };
   const regular = await composed([
     { kind: 'color', color: '#eeeeee' },

@@ -1,18 +1,9 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  CORRUPT_MP4,
-  download,
-  mediaAgent,
-  producedIds,
-  refusedAgent,
-  removeClipFiles,
-  runAgent,
-  soundOnlyMp4,
-  stripes,
-  uploadMedia,
-} from './video-fixtures';
+import { clipFile, CORRUPT_MP4, removeClipFiles, soundOnlyMp4, stripes } from '../testing/media/generate';
+import { mediaAgent, refusedAgent, runOnAssets } from '../testing/media/one-node';
+import { downloadTo, resultAssets, uploadAsset } from '../testing/media/runs';
 
 // extract_video_frame through the API: the PNG of the frame asked for.
 
@@ -24,7 +15,7 @@ beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Frames', 100));
   // Blue for less than the second before the end: `last` is not merely a frame near the end.
-  rgb = await uploadMedia(stack, apiKey, stripes(['red', 'lime', 'blue'], { durations: [1, 1, 0.4] }), 'rgb.mp4');
+  rgb = await uploadAsset(stack.gw, apiKey, stripes(['red', 'lime', 'blue'], { durations: [1, 1, 0.4] }), 'rgb.mp4');
 }, 60_000);
 afterAll(async () => {
   await stack.close();
@@ -40,9 +31,9 @@ const frameNode = (at?: unknown) => ({
 
 /** The PNG the run produced: its size and the colour at its centre. */
 async function producedFrame(at?: unknown) {
-  const agent = await mediaAgent(stack, apiKey, frameNode(at));
-  const [id] = producedIds(await runAgent(stack, apiKey, agent, [rgb]));
-  const png = readFileSync(await download(stack, apiKey, id!, 'png'));
+  const agent = await mediaAgent(stack.gw, apiKey, frameNode(at));
+  const [id] = resultAssets(await runOnAssets(stack.gw, apiKey, agent, [rgb]));
+  const png = readFileSync(await downloadTo(stack.gw, apiKey, id!, clipFile('png')));
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const centre = ((info.height >> 1) * info.width + (info.width >> 1)) * 3;
   return {
@@ -69,8 +60,8 @@ test.each([
 });
 
 test('a time past the end: invalid_input naming the port', async () => {
-  const agent = await mediaAgent(stack, apiKey, frameNode(2.5));
-  const run = await runAgent(stack, apiKey, agent, [rgb]);
+  const agent = await mediaAgent(stack.gw, apiKey, frameNode(2.5));
+  const run = await runOnAssets(stack.gw, apiKey, agent, [rgb]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toMatch(
     /^Node 'node': the asset .* at input 'video' lasts 2.4 s: params.at \(2.5 s\) is past its end$/,
@@ -81,15 +72,15 @@ test.each([
   ['a corrupt video', CORRUPT_MP4, /at input 'video' cannot be read as a video$/],
   ['sound without picture', soundOnlyMp4(), /at input 'video' has no video track$/],
 ])('%s: invalid_input naming the port', async (_name, bytes, message) => {
-  const id = await uploadMedia(stack, apiKey, bytes, 'bad.mp4');
-  const agent = await mediaAgent(stack, apiKey, frameNode());
-  const run = await runAgent(stack, apiKey, agent, [id]);
+  const id = await uploadAsset(stack.gw, apiKey, bytes, 'bad.mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, frameNode());
+  const run = await runOnAssets(stack.gw, apiKey, agent, [id]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toMatch(message);
 });
 
 test('params.at other than seconds, first or last is refused at publication', async () => {
-  const body = await refusedAgent(stack, apiKey, frameNode('middle'));
+  const body = await refusedAgent(stack.gw, apiKey, frameNode('middle'));
   expect(JSON.stringify(body.detail)).toContain('at');
-  await refusedAgent(stack, apiKey, frameNode(-1));
+  await refusedAgent(stack.gw, apiKey, frameNode(-1));
 });

@@ -2,7 +2,8 @@ import type { Flow } from '@weft/contracts';
 import sharp from 'sharp';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import { download, failureOf, pixelsOf, resultAssets, runFlow, uploadAsset, type Org } from './node-fixtures';
+import { pixelsOf } from '../testing/media/pixels';
+import { download, failureOf, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // match_brand_colors: every pixel onto its nearest palette colour (CIEDE2000), blended by strength.
 
@@ -52,17 +53,17 @@ beforeAll(async () => {
   org = await stack.gw.createOrg('Palette', 100);
   const bytes = await sweep(120, 80);
   gradientPixels = (await pixelsOf(bytes)).data;
-  gradient = await uploadAsset(stack, org, bytes, 'sweep.png');
+  gradient = await uploadAsset(stack.gw, org.apiKey, bytes, 'sweep.png');
 });
 afterAll(() => stack.close());
 
 async function mapped(run: Awaited<ReturnType<typeof runFlow>>) {
   const [id] = resultAssets(run, 'match');
-  return pixelsOf((await download(stack, org, id!)).bytes);
+  return pixelsOf((await download(stack.gw, org.apiKey, id!)).bytes);
 }
 
 test('at strength 1 every pixel is a colour of the brand’s palette, and several of them are used', async () => {
-  const run = await runFlow(stack, org, brandFlow(), [
+  const run = await runFlow(stack.gw, org.apiKey, brandFlow(), [
     { id: 'photo', value: { asset_ids: [gradient] } },
     { id: 'brand', value: { name: 'Acme', colors: PALETTE } },
   ]);
@@ -76,7 +77,7 @@ test('at strength 1 every pixel is a colour of the brand’s palette, and severa
 });
 
 test('the nearest colour is perceptual: a dark pixel goes to near-black, a light one to white', async () => {
-  const run = await runFlow(stack, org, paramsFlow({ colors: PALETTE }), [
+  const run = await runFlow(stack.gw, org.apiKey, paramsFlow({ colors: PALETTE }), [
     { id: 'photo', value: { asset_ids: [gradient] } },
   ]);
   const image = await mapped(run);
@@ -86,15 +87,17 @@ test('the nearest colour is perceptual: a dark pixel goes to near-black, a light
 
 test('strength blends between the image and its mapping', async () => {
   const full = await mapped(
-    await runFlow(stack, org, paramsFlow({ colors: PALETTE }), [{ id: 'photo', value: { asset_ids: [gradient] } }]),
+    await runFlow(stack.gw, org.apiKey, paramsFlow({ colors: PALETTE }), [
+      { id: 'photo', value: { asset_ids: [gradient] } },
+    ]),
   );
   const half = await mapped(
-    await runFlow(stack, org, paramsFlow({ colors: PALETTE, strength: 0.5 }), [
+    await runFlow(stack.gw, org.apiKey, paramsFlow({ colors: PALETTE, strength: 0.5 }), [
       { id: 'photo', value: { asset_ids: [gradient] } },
     ]),
   );
   const none = await mapped(
-    await runFlow(stack, org, paramsFlow({ colors: PALETTE, strength: 0 }), [
+    await runFlow(stack.gw, org.apiKey, paramsFlow({ colors: PALETTE, strength: 0 }), [
       { id: 'photo', value: { asset_ids: [gradient] } },
     ]),
   );
@@ -108,7 +111,7 @@ test('strength blends between the image and its mapping', async () => {
 });
 
 test('no palette (a brand without colours, no params.colors) fails the run', async () => {
-  const run = await runFlow(stack, org, brandFlow(), [
+  const run = await runFlow(stack.gw, org.apiKey, brandFlow(), [
     { id: 'photo', value: { asset_ids: [gradient] } },
     { id: 'brand', value: { name: 'Colourless' } },
   ]);
@@ -119,7 +122,7 @@ test('no palette (a brand without colours, no params.colors) fails the run', asy
 });
 
 test('params.colors stands in when the brand is left out', async () => {
-  const run = await runFlow(stack, org, brandFlow({ colors: ['#000000', '#ffffff'] }), [
+  const run = await runFlow(stack.gw, org.apiKey, brandFlow({ colors: ['#000000', '#ffffff'] }), [
     { id: 'photo', value: { asset_ids: [gradient] } },
   ]);
   const image = await mapped(run);

@@ -2,7 +2,8 @@ import type { Flow } from '@weft/contracts';
 import request from 'supertest';
 import { postAgent } from '../testing/catalog-fixtures';
 import { pollRun, startRunStack, type RunStack } from '../testing/test-runs';
-import { assetRecord, download, failureOf, resultAssets, runFlow, solid, uploadAsset, type Org } from './node-fixtures';
+import { solid } from '../testing/media/generate';
+import { assetRecord, download, failureOf, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // rename_asset: new assets, the same bytes, the new download name.
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 test('an asset deleted after the run was created fails the node, naming the port', async () => {
-  const id = await uploadAsset(stack, org, await solid(14, 14, '#00ffff'), 'gone.png');
+  const id = await uploadAsset(stack.gw, org.apiKey, await solid(14, 14, '#00ffff'), 'gone.png');
   const agent = await postAgent(stack.gw.app, org.apiKey, { flow: renameFlow('x') });
   const created = await request(stack.gw.app)
     .post('/runs')
@@ -42,28 +43,40 @@ test('an asset deleted after the run was created fails the node, naming the port
 test('each asset is copied byte for byte under the new name, numbered by {n}, its extension kept', async () => {
   const a = await solid(30, 20, '#ff0000');
   const b = await solid(30, 20, '#0000ff', 'jpeg');
-  const ids = [await uploadAsset(stack, org, a, 'a.png'), await uploadAsset(stack, org, b, 'b.jpg')];
-  const run = await runFlow(stack, org, renameFlow('summer-{n}'), [{ id: 'files', value: { asset_ids: ids } }]);
+  const ids = [
+    await uploadAsset(stack.gw, org.apiKey, a, 'a.png'),
+    await uploadAsset(stack.gw, org.apiKey, b, 'b.jpg'),
+  ];
+  const run = await runFlow(stack.gw, org.apiKey, renameFlow('summer-{n}'), [
+    { id: 'files', value: { asset_ids: ids } },
+  ]);
   const renamed = resultAssets(run, 'rename');
   expect(renamed).toHaveLength(2);
   expect(renamed).not.toContain(ids[0]);
-  const first = await download(stack, org, renamed[0]!);
-  const second = await download(stack, org, renamed[1]!);
+  const first = await download(stack.gw, org.apiKey, renamed[0]!);
+  const second = await download(stack.gw, org.apiKey, renamed[1]!);
   expect(Buffer.compare(first.bytes, a)).toBe(0);
   expect(Buffer.compare(second.bytes, b)).toBe(0);
   expect(first.headers['content-disposition']).toContain('filename="summer-1.png"');
   expect(second.headers['content-disposition']).toContain('filename="summer-2.jpg"');
   expect(second.headers['content-type']).toBe('image/jpeg');
-  expect(await assetRecord(stack, org, renamed[1]!)).toMatchObject({ media_type: 'image', media_extension: 'jpg' });
+  expect(await assetRecord(stack.gw, org.apiKey, renamed[1]!)).toMatchObject({
+    media_type: 'image',
+    media_extension: 'jpg',
+  });
   // The originals keep their names.
-  expect((await download(stack, org, ids[0]!)).headers['content-disposition']).toContain('filename="a.png"');
+  expect((await download(stack.gw, org.apiKey, ids[0]!)).headers['content-disposition']).toContain('filename="a.png"');
 });
 
 test('a name that already ends with the extension is not given it twice', async () => {
-  const id = await uploadAsset(stack, org, await solid(12, 12, '#00ff00'), 'c.png');
-  const run = await runFlow(stack, org, renameFlow('Cover.PNG'), [{ id: 'files', value: { asset_ids: [id] } }]);
+  const id = await uploadAsset(stack.gw, org.apiKey, await solid(12, 12, '#00ff00'), 'c.png');
+  const run = await runFlow(stack.gw, org.apiKey, renameFlow('Cover.PNG'), [
+    { id: 'files', value: { asset_ids: [id] } },
+  ]);
   const [renamed] = resultAssets(run, 'rename');
-  expect((await download(stack, org, renamed!)).headers['content-disposition']).toContain('filename="Cover.PNG"');
+  expect((await download(stack.gw, org.apiKey, renamed!)).headers['content-disposition']).toContain(
+    'filename="Cover.PNG"',
+  );
 });
 
 test('a filename with a slash is refused at publication', async () => {

@@ -2,7 +2,9 @@ import type { Flow } from '@weft/contracts';
 import sharp from 'sharp';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import { download, near, pixelsOf, resultAssets, runFlow, solid, uploadAsset, type Org } from './node-fixtures';
+import { solid } from '../testing/media/generate';
+import { near, pixelsOf } from '../testing/media/pixels';
+import { download, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // screen_mockup: the screenshot inside a device frame drawn by Weft, on a background.
 
@@ -37,12 +39,17 @@ test.each([
   async (device, screen, frame, bezelAt) => {
     // A screenshot of the screen's shape, a little taller (cut at the bottom).
     const [shotWidth, shotHeight] = [Math.round(screen.w * 0.6), Math.round(screen.h * 0.65)];
-    const screenshot = await uploadAsset(stack, org, await solid(shotWidth, shotHeight, '#12ab34'), `${device}.png`);
-    const run = await runFlow(stack, org, mockupFlow({ device, background: '#ff00ff' }), [
+    const screenshot = await uploadAsset(
+      stack.gw,
+      org.apiKey,
+      await solid(shotWidth, shotHeight, '#12ab34'),
+      `${device}.png`,
+    );
+    const run = await runFlow(stack.gw, org.apiKey, mockupFlow({ device, background: '#ff00ff' }), [
       { id: 'shot', value: { asset_ids: [screenshot] } },
     ]);
     const [id] = resultAssets(run, 'mockup');
-    const image = await pixelsOf((await download(stack, org, id!)).bytes);
+    const image = await pixelsOf((await download(stack.gw, org.apiKey, id!)).bytes);
     expect(image.width).toBeGreaterThan(shotWidth);
     expect(image.height).toBeGreaterThan(shotHeight);
     const pad = Math.round(Math.max(frame.w, frame.h) * 0.08);
@@ -65,10 +72,10 @@ test.each([
 );
 
 test('a JPEG screenshot gives a JPEG; the format is kept', async () => {
-  const jpeg = await uploadAsset(stack, org, await solid(200, 400, '#12ab34', 'jpeg'), 'shot.jpg');
-  const run = await runFlow(stack, org, mockupFlow({}), [{ id: 'shot', value: { asset_ids: [jpeg] } }]);
+  const jpeg = await uploadAsset(stack.gw, org.apiKey, await solid(200, 400, '#12ab34', 'jpeg'), 'shot.jpg');
+  const run = await runFlow(stack.gw, org.apiKey, mockupFlow({}), [{ id: 'shot', value: { asset_ids: [jpeg] } }]);
   const [id] = resultAssets(run, 'mockup');
-  const meta = await sharp((await download(stack, org, id!)).bytes).metadata();
+  const meta = await sharp((await download(stack.gw, org.apiKey, id!)).bytes).metadata();
   expect(meta.format).toBe('jpeg');
   expect(meta.width!).toBeGreaterThan(200);
 });

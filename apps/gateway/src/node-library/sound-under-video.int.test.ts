@@ -1,18 +1,10 @@
 import type { Flow } from '@weft/contracts';
 import request from 'supertest';
-import {
-  downloadTo,
-  mediaDir,
-  meanVolume,
-  outputAssets,
-  probeFile,
-  runFlow,
-  streamOf,
-  testTone,
-  testVideo,
-  uploadMedia,
-  videoPacketSizes,
-} from '../testing/av-fixtures';
+import { mediaDir } from '../testing/media/files';
+import { testTone, testVideo } from '../testing/media/generate';
+import { probeFile, streamOf, videoPacketSizes } from '../testing/media/probe';
+import { downloadTo, resultAssets, runFlow, uploadAsset } from '../testing/media/runs';
+import { meanVolume } from '../testing/media/sound';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // merge_audio_video and video_add_sound through the API with a real worker:
@@ -34,7 +26,7 @@ let otherVideo: string; // 4 s video of 1000 Hz: its sound is used
 beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Sound under video'));
-  const up = (bytes: Buffer, name: string) => uploadMedia(stack.gw, apiKey, bytes, name);
+  const up = (bytes: Buffer, name: string) => uploadAsset(stack.gw, apiKey, bytes, name);
   [toned, silent, short, long, otherVideo] = await Promise.all([
     up(testVideo(media.file('toned.mp4'), 3, 440), 'toned.mp4'),
     up(testVideo(media.file('silent.mp4'), 3), 'silent.mp4'),
@@ -72,7 +64,7 @@ function flow(
 const asInput = (id: string, assets: string[]) => ({ id, value: { asset_ids: assets } });
 
 async function result(run: Awaited<ReturnType<typeof runFlow>>, node: string): Promise<string> {
-  const [asset] = outputAssets(run, node);
+  const [asset] = resultAssets(run, node);
   return downloadTo(stack.gw, apiKey, asset!, media.file(`${run.id}-${node}.out`));
 }
 
@@ -162,7 +154,7 @@ test('one sound under each video of a list', async () => {
     asInput('sound', [long]),
   ]);
   expect(run.status).toBe('completed');
-  const outputs = outputAssets(run, 'merged');
+  const outputs = resultAssets(run, 'merged');
   expect(outputs).toHaveLength(2);
   for (const [i, id] of outputs.entries()) {
     const file = await downloadTo(stack.gw, apiKey, id, media.file(`list-${i}.mp4`));
@@ -183,7 +175,7 @@ describe('bad input fails with invalid_input naming the port', () => {
   });
 
   test('a sound-only file at `video`', async () => {
-    const soundOnly = await uploadMedia(
+    const soundOnly = await uploadAsset(
       stack.gw,
       apiKey,
       testTone(media.file('sound-only.mp4'), 1, 500),

@@ -1,7 +1,9 @@
 import type { Flow } from '@weft/contracts';
 import fs from 'node:fs';
 import request from 'supertest';
-import { downloadTo, mediaDir, outputAssets, probeFile, runFlow } from '../testing/av-fixtures';
+import { mediaDir } from '../testing/media/files';
+import { probeFile } from '../testing/media/probe';
+import { downloadTo, resultAssets, runFlow } from '../testing/media/runs';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // text_to_speech's local route (espeak-ng) through the API with a real worker.
@@ -34,7 +36,7 @@ const LONG = 'Hello there. This sentence is a good deal longer, so speaking it t
 async function speech(text: string, params: Record<string, unknown> = {}) {
   const run = await runFlow(stack.gw, apiKey, flow(params), [{ id: 'text', value: text }]);
   expect(run.status).toBe('completed');
-  const [asset] = outputAssets(run, 'speak');
+  const [asset] = resultAssets(run, 'speak');
   const file = await downloadTo(stack.gw, apiKey, asset!, media.file(`${run.id}.wav`));
   const probe = probeFile(file);
   expect(probe.streams.map((s) => [s.codec_type, s.codec_name])).toEqual([['audio', 'pcm_s16le']]);

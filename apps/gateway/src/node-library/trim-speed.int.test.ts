@@ -1,20 +1,10 @@
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  clip,
-  colourAt,
-  CORRUPT_MP4,
-  download,
-  mediaAgent,
-  pitchOf,
-  probe,
-  producedIds,
-  refusedAgent,
-  removeClipFiles,
-  runAgent,
-  stripes,
-  tone,
-  uploadMedia,
-} from './video-fixtures';
+import { clip, clipFile, CORRUPT_MP4, removeClipFiles, stripes, tone } from '../testing/media/generate';
+import { mediaAgent, refusedAgent, runOnAssets } from '../testing/media/one-node';
+import { colourAt } from '../testing/media/pixels';
+import { probe } from '../testing/media/probe';
+import { downloadTo, resultAssets, uploadAsset } from '../testing/media/runs';
+import { pitchOf } from '../testing/media/sound';
 
 // trim_speed through the API: video and audio cut and played faster or
 // slower, the pitch of the sound kept.
@@ -29,8 +19,8 @@ let rgb: string;
 beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Trim', 100));
-  withSound = await uploadMedia(stack, apiKey, clip({ seconds: 4, sound: 'rising' }), 'sound.mp4');
-  rgb = await uploadMedia(stack, apiKey, stripes(['red', 'lime', 'blue']), 'rgb.mp4');
+  withSound = await uploadAsset(stack.gw, apiKey, clip({ seconds: 4, sound: 'rising' }), 'sound.mp4');
+  rgb = await uploadAsset(stack.gw, apiKey, stripes(['red', 'lime', 'blue']), 'rgb.mp4');
 }, 60_000);
 afterAll(async () => {
   await stack.close();
@@ -42,9 +32,9 @@ const near = (rgb: number[], expected: number[]) => rgb.every((v, i) => Math.abs
 const FRAME = 1 / 25;
 
 async function trimmed(params: Record<string, unknown>, asset = withSound) {
-  const agent = await mediaAgent(stack, apiKey, trimNode(params));
-  const [id] = producedIds(await runAgent(stack, apiKey, agent, [asset]));
-  const file = await download(stack, apiKey, id!, 'mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, trimNode(params));
+  const [id] = resultAssets(await runOnAssets(stack.gw, apiKey, agent, [asset]));
+  const file = await downloadTo(stack.gw, apiKey, id!, clipFile('mp4'));
   return { file, probed: probe(file) };
 }
 
@@ -105,18 +95,18 @@ test('the cut starts at params.start: the first frame is the one shown then', as
 });
 
 test('audio: cut and slowed into the same format, pitch kept', async () => {
-  const wav = await uploadMedia(stack, apiKey, tone(2, true), 'tone.wav');
+  const wav = await uploadAsset(stack.gw, apiKey, tone(2, true), 'tone.wav');
   const agent = await mediaAgent(
-    stack,
+    stack.gw,
     apiKey,
     { ...trimNode({ start: 0.5, end: 1.5, speed: 0.5 }), output: 'audio' },
     1,
     'audio_input',
   );
-  const run = await runAgent(stack, apiKey, agent, [wav]);
+  const run = await runOnAssets(stack.gw, apiKey, agent, [wav]);
   expect(run.results).toEqual([expect.objectContaining({ type: 'audio' })]);
-  const [id] = producedIds(run);
-  const file = await download(stack, apiKey, id!, 'wav');
+  const [id] = resultAssets(run);
+  const file = await downloadTo(stack.gw, apiKey, id!, clipFile('wav'));
   const probed = probe(file);
   expect(probed).toMatchObject({ audioCodec: 'pcm_s16le', sampleRate: 48_000 });
   expect(probed.videoCodec).toBeUndefined();
@@ -130,16 +120,16 @@ test.each([
   ['start past the end', { start: 5 }, /at input 'media' lasts 4 s: params.start \(5 s\) is past its end$/],
   ['end past the end', { start: 1, end: 6 }, /at input 'media' lasts 4 s: params.end \(6 s\) is past its end$/],
 ])('%s: invalid_input naming the port', async (_name, params, message) => {
-  const agent = await mediaAgent(stack, apiKey, trimNode(params));
-  const run = await runAgent(stack, apiKey, agent, [withSound]);
+  const agent = await mediaAgent(stack.gw, apiKey, trimNode(params));
+  const run = await runOnAssets(stack.gw, apiKey, agent, [withSound]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toMatch(message);
 });
 
 test('a corrupt video: invalid_input naming the port', async () => {
-  const bad = await uploadMedia(stack, apiKey, CORRUPT_MP4, 'bad.mp4');
-  const agent = await mediaAgent(stack, apiKey, trimNode({ speed: 2 }));
-  const run = await runAgent(stack, apiKey, agent, [bad]);
+  const bad = await uploadAsset(stack.gw, apiKey, CORRUPT_MP4, 'bad.mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, trimNode({ speed: 2 }));
+  const run = await runOnAssets(stack.gw, apiKey, agent, [bad]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toBe(`Node 'node': the asset ${bad} at input 'media' cannot be read as a video`);
 });
@@ -149,5 +139,5 @@ test.each([
   ['speed below 0.25', { speed: 0.2 }],
   ['end before start', { start: 2, end: 1 }],
 ])('%s is refused at publication', async (_name, params) => {
-  await refusedAgent(stack, apiKey, trimNode(params));
+  await refusedAgent(stack.gw, apiKey, trimNode(params));
 });

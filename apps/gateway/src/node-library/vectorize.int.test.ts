@@ -2,17 +2,8 @@ import type { Flow } from '@weft/contracts';
 import sharp from 'sharp';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  assetRecord,
-  download,
-  failureOf,
-  near,
-  pixelsOf,
-  resultAssets,
-  runFlow,
-  uploadAsset,
-  type Org,
-} from './node-fixtures';
+import { near, pixelsOf } from '../testing/media/pixels';
+import { assetRecord, download, failureOf, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // vectorize: potrace, one colour (black and white) or several (one traced shape per colour).
 
@@ -45,15 +36,15 @@ function fills(svg: string): Set<string> {
 }
 
 async function traced(params: Record<string, unknown>) {
-  const run = await runFlow(stack, org, vectorFlow(params), [{ id: 'art', value: { asset_ids: [art] } }], 60_000);
+  const run = await runFlow(stack.gw, org.apiKey, vectorFlow(params), [{ id: 'art', value: { asset_ids: [art] } }]);
   const [id] = resultAssets(run, 'svg');
-  return { id: id!, svg: (await download(stack, org, id!)).bytes.toString('utf8') };
+  return { id: id!, svg: (await download(stack.gw, org.apiKey, id!)).bytes.toString('utf8') };
 }
 
 beforeAll(async () => {
   stack = await startRunStack();
   org = await stack.gw.createOrg('Vector', 100);
-  art = await uploadAsset(stack, org, await drawing(), 'art.png');
+  art = await uploadAsset(stack.gw, org.apiKey, await drawing(), 'art.png');
 });
 afterAll(() => stack.close());
 
@@ -61,7 +52,7 @@ test('one colour: a valid SVG asset in black only, which renders the shapes wher
   const { id, svg } = await traced({});
   expect(svg.startsWith('<svg')).toBe(true);
   expect(fills(svg)).toEqual(new Set(['black']));
-  expect(await assetRecord(stack, org, id)).toMatchObject({ media_type: 'image', media_extension: 'svg' });
+  expect(await assetRecord(stack.gw, org.apiKey, id)).toMatchObject({ media_type: 'image', media_extension: 'svg' });
   const rendered = await pixelsOf(await sharp(Buffer.from(svg)).flatten({ background: '#ffffff' }).png().toBuffer());
   expect([rendered.width, rendered.height]).toEqual([240, 160]);
   expect(near(rendered.at(120, 132), [0, 0, 0], 10)).toBe(true);
@@ -85,8 +76,8 @@ test('two colours of a four-colour image: exactly two fills', async () => {
 });
 
 test('an image that cannot be decoded fails the run, naming the port', async () => {
-  const broken = await uploadAsset(stack, org, (await drawing()).subarray(0, 80), 'broken.png');
-  const run = await runFlow(stack, org, vectorFlow(), [{ id: 'art', value: { asset_ids: [broken] } }]);
+  const broken = await uploadAsset(stack.gw, org.apiKey, (await drawing()).subarray(0, 80), 'broken.png');
+  const run = await runFlow(stack.gw, org.apiKey, vectorFlow(), [{ id: 'art', value: { asset_ids: [broken] } }]);
   const failure = failureOf(run);
   expect(failure.reason).toBe('invalid_input');
   expect(failure.error).toContain(`Node 'svg': the image at input 'image' (asset ${broken}) cannot be read`);

@@ -1,19 +1,10 @@
 import { startRunStack, type RunStack } from '../testing/test-runs';
-import {
-  clip,
-  colourAt,
-  CORRUPT_MP4,
-  download,
-  mediaAgent,
-  peakLevel,
-  probe,
-  producedIds,
-  refusedAgent,
-  removeClipFiles,
-  runAgent,
-  stripes,
-  uploadMedia,
-} from './video-fixtures';
+import { clip, clipFile, CORRUPT_MP4, removeClipFiles, stripes } from '../testing/media/generate';
+import { mediaAgent, refusedAgent, runOnAssets } from '../testing/media/one-node';
+import { colourAt } from '../testing/media/pixels';
+import { probe } from '../testing/media/probe';
+import { downloadTo, resultAssets, uploadAsset } from '../testing/media/runs';
+import { peakLevel } from '../testing/media/sound';
 
 // video_edit through the API: cuts, crops, resizes, frame rate and mute,
 // applied in order.
@@ -26,8 +17,8 @@ let stripesWithSound: string;
 beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Edit', 100));
-  stripesWithSound = await uploadMedia(
-    stack,
+  stripesWithSound = await uploadAsset(
+    stack.gw,
     apiKey,
     stripes(['red', 'lime', 'blue', 'white'], { sound: true }),
     'stripes.mp4',
@@ -42,9 +33,9 @@ const editNode = (edits: unknown[]) => ({ type: 'video_edit', port: 'video', par
 const near = (rgb: number[], expected: number[]) => rgb.every((v, i) => Math.abs(v - expected[i]!) <= 24);
 
 async function edited(edits: unknown[], asset = stripesWithSound) {
-  const agent = await mediaAgent(stack, apiKey, editNode(edits));
-  const [id] = producedIds(await runAgent(stack, apiKey, agent, [asset]));
-  const file = await download(stack, apiKey, id!, 'mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, editNode(edits));
+  const [id] = resultAssets(await runOnAssets(stack.gw, apiKey, agent, [asset]));
+  const file = await downloadTo(stack.gw, apiKey, id!, clipFile('mp4'));
   return { file, probed: probe(file) };
 }
 
@@ -119,27 +110,27 @@ test.each([
     /params.edits\[1\] crops 160×120 at \(0, 0\), outside the frame \(100×100 at that point\)$/,
   ],
 ])('%s: invalid_input naming the port', async (_name, edits, message) => {
-  const agent = await mediaAgent(stack, apiKey, editNode(edits));
-  const run = await runAgent(stack, apiKey, agent, [stripesWithSound]);
+  const agent = await mediaAgent(stack.gw, apiKey, editNode(edits));
+  const run = await runOnAssets(stack.gw, apiKey, agent, [stripesWithSound]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toMatch(message);
 });
 
 test('a corrupt video: invalid_input naming the port', async () => {
-  const bad = await uploadMedia(stack, apiKey, CORRUPT_MP4, 'bad.mp4');
-  const agent = await mediaAgent(stack, apiKey, editNode([{ mute: true }]));
-  const run = await runAgent(stack, apiKey, agent, [bad]);
+  const bad = await uploadAsset(stack.gw, apiKey, CORRUPT_MP4, 'bad.mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, editNode([{ mute: true }]));
+  const run = await runOnAssets(stack.gw, apiKey, agent, [bad]);
   expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
   expect(run.error).toBe(`Node 'node': the asset ${bad} at input 'video' cannot be read as a video`);
 });
 
 test('each video of the input gives its own output', async () => {
-  const small = await uploadMedia(stack, apiKey, clip({ width: 160, height: 120, seconds: 1 }), 'small.mp4');
-  const agent = await mediaAgent(stack, apiKey, editNode([{ resize: { width: 64, height: 48 } }]));
-  const ids = producedIds(await runAgent(stack, apiKey, agent, [[stripesWithSound, small]]));
+  const small = await uploadAsset(stack.gw, apiKey, clip({ width: 160, height: 120, seconds: 1 }), 'small.mp4');
+  const agent = await mediaAgent(stack.gw, apiKey, editNode([{ resize: { width: 64, height: 48 } }]));
+  const ids = resultAssets(await runOnAssets(stack.gw, apiKey, agent, [[stripesWithSound, small]]));
   expect(ids).toHaveLength(2);
   const sizes = [];
-  for (const id of ids) sizes.push(probe(await download(stack, apiKey, id, 'mp4')));
+  for (const id of ids) sizes.push(probe(await downloadTo(stack.gw, apiKey, id, clipFile('mp4'))));
   expect(sizes.map((p) => [p.width, p.height, Math.round(p.duration)])).toEqual([
     [64, 48, 4],
     [64, 48, 1],
@@ -153,5 +144,5 @@ test.each([
   ['a range that ends before it starts', [{ cut: [[2, 1]] }]],
   ['mute: false', [{ mute: false }]],
 ])('%s is refused at publication', async (_name, edits) => {
-  await refusedAgent(stack, apiKey, editNode(edits));
+  await refusedAgent(stack.gw, apiKey, editNode(edits));
 });

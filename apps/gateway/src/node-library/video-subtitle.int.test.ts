@@ -1,16 +1,10 @@
 import type { Flow } from '@weft/contracts';
 import request from 'supertest';
-import {
-  downloadTo,
-  ffmpegFile,
-  frameAt,
-  mediaDir,
-  outputAssets,
-  probeFile,
-  runFlow,
-  testVideo,
-  uploadMedia,
-} from '../testing/av-fixtures';
+import { mediaDir } from '../testing/media/files';
+import { ffmpegFile, testVideo } from '../testing/media/generate';
+import { frameAt } from '../testing/media/pixels';
+import { probeFile } from '../testing/media/probe';
+import { downloadTo, resultAssets, runFlow, uploadAsset } from '../testing/media/runs';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // video_subtitle through the API with a real worker: subtitles burnt into a
@@ -30,7 +24,7 @@ beforeAll(async () => {
   stack = await startRunStack();
   ({ apiKey } = await stack.gw.createOrg('Subtitles'));
   original = media.file('blue.mp4');
-  blue = await uploadMedia(stack.gw, apiKey, testVideo(original, 2, 440, 'color=c=0x2040a0'), 'blue.mp4');
+  blue = await uploadAsset(stack.gw, apiKey, testVideo(original, 2, 440, 'color=c=0x2040a0'), 'blue.mp4');
 });
 afterAll(async () => {
   await stack.close();
@@ -58,7 +52,7 @@ async function burn(text: string, params: Record<string, unknown> = {}, video = 
 async function burnt(text: string, params: Record<string, unknown> = {}): Promise<string> {
   const run = await burn(text, params);
   expect(run.status).toBe('completed');
-  const [asset] = outputAssets(run, 'burn');
+  const [asset] = resultAssets(run, 'burn');
   return downloadTo(stack.gw, apiKey, asset!, media.file(`${run.id}.mp4`));
 }
 
@@ -144,7 +138,7 @@ describe('bad input fails with invalid_input naming the port', () => {
 
   test('a sound-only file at `video`', async () => {
     const file = media.file('sound-only.mp4');
-    const soundOnly = await uploadMedia(
+    const soundOnly = await uploadAsset(
       stack.gw,
       apiKey,
       ffmpegFile(file, ['-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac']),
