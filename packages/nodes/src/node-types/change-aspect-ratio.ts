@@ -1,19 +1,11 @@
-import { openImage, PixelLimitError, type OpenedImage } from '@weft/media';
 import { z } from 'zod';
 import { defineNode } from '../definition';
+import { imageFile, imageIds, keptFormat, openPortImage, orUnreadable } from '../image-io';
 import { imagePort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext, type ProducedFile } from '../types';
-import { assetIds, single } from '../values';
 
 const RATIO = /^(\d{1,4}):(\d{1,4})$/;
-
-/** Formats kept as they are; anything else is written as PNG. */
-const KEEP: Record<'jpeg' | 'png' | 'webp', { contentType: string; extension: string }> = {
-  jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
-  png: { contentType: 'image/png', extension: 'png' },
-  webp: { contentType: 'image/webp', extension: 'webp' },
-};
 
 /** The largest centred box of `ratio` inside width × height. */
 export function centredCrop(width: number, height: number, rw: number, rh: number) {
@@ -35,50 +27,15 @@ function parseRatio(text: string): [number, number] {
 
 const PORT = 'image';
 
-/** The image upright, under the pixel limit; a NodeFailure naming the port for anything else. */
-async function open(ctx: NodeContext, assetId: string, bytes: Buffer): Promise<OpenedImage> {
-  try {
-    return await openImage(bytes, ctx.imageLimits);
-  } catch (err) {
-    if (err instanceof PixelLimitError) {
-      const size = `${err.width}×${err.height} (${err.width * err.height} pixels)`;
-      throw new NodeFailure(
-        'invalid_input',
-        `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${assetId}) is ${size}, over the limit of ${err.maxPixels} pixels`,
-      );
-    }
-    throw unreadable(ctx, assetId);
-  }
-}
-
-function unreadable(ctx: NodeContext, assetId: string): NodeFailure {
-  return new NodeFailure(
-    'invalid_input',
-    `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${assetId}) cannot be read`,
-  );
-}
-
 async function crop(ctx: NodeContext, assetId: string, bytes: Buffer, rw: number, rh: number): Promise<ProducedFile> {
   // The header was checked against the pixel limit before any pixel is decoded, and sharp decodes
   // under that limit too. It works on libvips' own threads, off the event loop, so a large image
   // never delays BullMQ's lock renewal on this process.
-  const image = await open(ctx, assetId, bytes);
+  const image = await openPortImage(ctx, PORT, assetId, bytes);
   const box = centredCrop(image.width ?? 0, image.height ?? 0, rw, rh);
-  const kept = image.meta.format === 'jpeg' || image.meta.format === 'webp' ? image.meta.format : 'png';
-  const format = KEEP[kept];
-  let out: Buffer;
-  try {
-    out = await image.pipeline().extract(box).toFormat(kept).toBuffer();
-  } catch {
-    throw unreadable(ctx, assetId);
-  }
-  return {
-    bytes: out,
-    contentType: format.contentType,
-    mediaType: 'image',
-    extension: format.extension,
-    metadata: { width: box.width, height: box.height, aspect_ratio: `${rw}:${rh}` },
-  };
+  const format = keptFormat(image.meta);
+  const out = await orUnreadable(ctx, PORT, assetId, () => image.pipeline().extract(box).toFormat(format).toBuffer());
+  return imageFile(out, format, { width: box.width, height: box.height, aspect_ratio: `${rw}:${rh}` });
 }
 
 /** Crops each image at `inputs.image` to `params.aspect_ratio`, centred → new image assets. */
@@ -96,10 +53,8 @@ export const changeAspectRatio = defineNode({
   estimateCost: () => 0,
   async execute(ctx) {
     const [rw, rh] = parseRatio(ctx.params.aspect_ratio);
-    const ids = assetIds(ctx, single(ctx, PORT));
-    if (ids.length === 0) throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}' received no image`);
     const produced: string[] = [];
-    for (const [index, id] of ids.entries()) {
+    for (const [index, id] of imageIds(ctx, PORT).entries()) {
       const asset = await ctx.assets.read(id, ctx.signal);
       if (asset.mediaType !== 'image') {
         throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': asset ${id} is not an image`);
