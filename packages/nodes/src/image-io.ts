@@ -1,6 +1,7 @@
 import { openImage, PixelLimitError, type OpenedImage } from '@weft/media';
 import type { Metadata } from 'sharp';
 import { readAt } from './port-assets';
+import { storeEach } from './store-each';
 import { NodeFailure, type NodeContext, type ProducedFile } from './types';
 import { assetIds, single } from './values';
 
@@ -108,11 +109,5 @@ export async function mapImages(
   port: string,
   make: (image: PortImage, index: number) => Promise<ProducedFile>,
 ): Promise<string[]> {
-  const produced: string[] = [];
-  for (const [index, id] of imageIds(ctx, port).entries()) {
-    const file = await make(await readPortImage(ctx, port, id), index);
-    ctx.signal.throwIfAborted();
-    produced.push(await ctx.assets.store(file, index, ctx.signal));
-  }
-  return produced;
+  return storeEach(ctx, imageIds(ctx, port), async (id, index) => make(await readPortImage(ctx, port, id), index));
 }

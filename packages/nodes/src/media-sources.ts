@@ -148,16 +148,25 @@ function namedSources(sources: readonly MediaSource[]): string {
 }
 
 /**
- * Runs ffmpeg on `sources` (the command's inputs): content it cannot
+ * Runs `work` (ffmpeg, with `sources` as its inputs): content it cannot
  * process is an invalid_input failure naming the ports and assets.
  */
-export async function runOnSources(ctx: NodeContext, sources: readonly MediaSource[], args: string[]): Promise<void> {
+export async function onSources<T>(
+  ctx: NodeContext,
+  sources: readonly MediaSource[],
+  work: () => Promise<T>,
+): Promise<T> {
   try {
-    await runFfmpeg({ ffmpeg: ctx.tools.ffmpeg, signal: ctx.signal }, args);
+    return await work();
   } catch (err) {
     if (!(err instanceof UnprocessableMediaError)) throw err;
     throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': ${namedSources(sources)} could not be processed`);
   }
+}
+
+/** Runs ffmpeg with `args` on `sources` (the command's inputs), as onSources does. */
+export function runOnSources(ctx: NodeContext, sources: readonly MediaSource[], args: string[]): Promise<void> {
+  return onSources(ctx, sources, () => runFfmpeg({ ffmpeg: ctx.tools.ffmpeg, signal: ctx.signal }, args));
 }
 
 /**

@@ -133,8 +133,7 @@ describe('on videos', () => {
     const id = await uploadAsset(stack.gw, org.apiKey, soundOnly, 'sound.mp4');
     const failure = failureOf(await stamp([id], {}, 'video_input'));
     expect(failure.reason).toBe('invalid_input');
-    expect(failure.error).toContain(`Node 'stamp'`);
-    expect(failure.error).toContain(`input 'image' (asset ${id})`);
+    expect(failure.error).toBe(`Node 'stamp': the asset ${id} at input 'image' has no video track`);
   });
 });
 

@@ -6,6 +6,7 @@ import { defineNode } from '../definition';
 import { knownMetadata } from '../known-metadata';
 import { openSource, runOnSources, sourceIds, type MediaSource } from '../media-sources';
 import { mediaPort, videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';
 
@@ -52,8 +53,7 @@ function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: s
       const videoIds = sourceIds(ctx, 'video');
       const soundOf = soundFor(ctx, videoIds, sourceIds(ctx, 'audio'));
       const sounds = new Map<string, MediaSource>();
-      const produced: string[] = [];
-      for (const [index, id] of videoIds.entries()) {
+      const produced = await storeEach(ctx, videoIds, async (id, index) => {
         const video = await openSource(ctx, 'video', id, 'video');
         const soundId = soundOf(index);
         const sound = sounds.get(soundId) ?? (await openSource(ctx, 'audio', soundId, 'sound'));
@@ -78,26 +78,20 @@ function audioUnderVideo(type: NodeType, mode: 'replace' | 'mix', description: s
         });
         await runOnSources(ctx, [video, sound], command.args);
         const { width, height, codec, frame_rate } = video.probe.metadata;
-        produced.push(
-          await ctx.assets.store(
-            {
-              path: command.output,
-              contentType: command.container.contentType,
-              mediaType: 'video',
-              extension: command.container.extension,
-              metadata: knownMetadata({
-                width,
-                height,
-                codec: command.copiesVideo ? codec : 'h264',
-                frame_rate,
-                duration: command.duration,
-              }),
-            },
-            index,
-            ctx.signal,
-          ),
-        );
-      }
+        return {
+          path: command.output,
+          contentType: command.container.contentType,
+          mediaType: 'video',
+          extension: command.container.extension,
+          metadata: knownMetadata({
+            width,
+            height,
+            codec: command.copiesVideo ? codec : 'h264',
+            frame_rate,
+            duration: command.duration,
+          }),
+        };
+      });
       return { output: { type: 'videos', value: produced } };
     },
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineNode } from '../definition';
 import { imageFile, imageIds, keptFormat, openPortImage, orUnreadable } from '../image-io';
 import { imagePort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext, type ProducedFile } from '../types';
 
@@ -53,16 +54,13 @@ export const changeAspectRatio = defineNode({
   estimateCost: () => 0,
   async execute(ctx) {
     const [rw, rh] = parseRatio(ctx.params.aspect_ratio);
-    const produced: string[] = [];
-    for (const [index, id] of imageIds(ctx, PORT).entries()) {
+    const produced = await storeEach(ctx, imageIds(ctx, PORT), async (id) => {
       const asset = await ctx.assets.read(id, ctx.signal);
       if (asset.mediaType !== 'image') {
         throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': asset ${id} is not an image`);
       }
-      const file = await crop(ctx, id, asset.bytes, rw, rh);
-      ctx.signal.throwIfAborted();
-      produced.push(await ctx.assets.store(file, index, ctx.signal));
-    }
+      return crop(ctx, id, asset.bytes, rw, rh);
+    });
     return { output: { type: 'images', value: produced } };
   },
 });

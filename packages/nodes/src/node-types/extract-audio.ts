@@ -5,6 +5,7 @@ import { defineNode } from '../definition';
 import { knownMetadata } from '../known-metadata';
 import { inputArgs, openSource, runOnSources, sourceIds } from '../media-sources';
 import { videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 
 const PORT = 'video';
@@ -24,8 +25,7 @@ export const extractAudio = defineNode({
   estimateCost: () => 0,
   async execute(ctx) {
     const format = AUDIO_FORMATS[ctx.params.format];
-    const produced: string[] = [];
-    for (const [index, id] of sourceIds(ctx, PORT).entries()) {
+    const produced = await storeEach(ctx, sourceIds(ctx, PORT), async (id, index) => {
       const video = await openSource(ctx, PORT, id, 'video with sound');
       const output = path.join(await ctx.workDir(), `audio-${index}.${format.extension}`);
       const { duration } = video.probe;
@@ -36,20 +36,14 @@ export const extractAudio = defineNode({
       await runOnSources(ctx, [video], [...args, ...cut, ...format.args, output]);
       const { metadata } = video.probe;
       const sound = { sample_rate: metadata.sample_rate, channels: metadata.channels };
-      produced.push(
-        await ctx.assets.store(
-          {
-            path: output,
-            contentType: format.contentType,
-            mediaType: 'audio',
-            extension: format.extension,
-            metadata: knownMetadata({ codec: format.codec, duration, ...sound }),
-          },
-          index,
-          ctx.signal,
-        ),
-      );
-    }
+      return {
+        path: output,
+        contentType: format.contentType,
+        mediaType: 'audio',
+        extension: format.extension,
+        metadata: knownMetadata({ codec: format.codec, duration, ...sound }),
+      };
+    });
     return { output: { type: 'audio', value: produced } };
   },
 });

@@ -12,6 +12,7 @@ import {
   sourceIds,
   type MediaSource,
 } from '../media-sources';
+import { storeEach } from '../store-each';
 import { videoPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import type { NodeContext } from '../types';
@@ -104,27 +105,19 @@ export const extractVideoFrame = defineNode({
   async execute(ctx) {
     const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
-    const produced: string[] = [];
-    for (const [index, id] of ids.entries()) {
+    const produced = await storeEach(ctx, ids, async (id, index) => {
       const source = await openSource(ctx, PORT, id, 'video');
       const out = path.join(dir, `frame-${index}.png`);
       await extract(ctx, source, ctx.params.at, out);
-      ctx.signal.throwIfAborted();
       const { width, height } = source.video!;
-      produced.push(
-        await ctx.assets.store(
-          {
-            path: out,
-            contentType: 'image/png',
-            mediaType: 'image',
-            extension: 'png',
-            metadata: { width, height, format: 'png' },
-          },
-          index,
-          ctx.signal,
-        ),
-      );
-    }
+      return {
+        path: out,
+        contentType: 'image/png',
+        mediaType: 'image',
+        extension: 'png',
+        metadata: { width, height, format: 'png' },
+      };
+    });
     return { output: { type: 'images', value: produced } };
   },
 });

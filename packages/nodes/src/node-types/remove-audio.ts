@@ -4,6 +4,7 @@ import { defineNode } from '../definition';
 import { knownMetadata } from '../known-metadata';
 import { inputArgs, openSource, runOnSources, sourceIds } from '../media-sources';
 import { noParams, videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 
 const PORT = 'video';
@@ -22,8 +23,7 @@ export const removeAudio = defineNode({
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
   async execute(ctx) {
-    const produced: string[] = [];
-    for (const [index, id] of sourceIds(ctx, PORT).entries()) {
+    const produced = await storeEach(ctx, sourceIds(ctx, PORT), async (id, index) => {
       const video = await openSource(ctx, PORT, id, 'video');
       const container = videoContainerFor(video.info.extension);
       const output = path.join(await ctx.workDir(), `silent-${index}.${container.extension}`);
@@ -44,20 +44,14 @@ export const removeAudio = defineNode({
         ],
       );
       const { width, height, codec, frame_rate } = video.probe.metadata;
-      produced.push(
-        await ctx.assets.store(
-          {
-            path: output,
-            contentType: container.contentType,
-            mediaType: 'video',
-            extension: container.extension,
-            metadata: knownMetadata({ width, height, codec, frame_rate, duration: video.probe.duration }),
-          },
-          index,
-          ctx.signal,
-        ),
-      );
-    }
+      return {
+        path: output,
+        contentType: container.contentType,
+        mediaType: 'video',
+        extension: container.extension,
+        metadata: knownMetadata({ width, height, codec, frame_rate, duration: video.probe.duration }),
+      };
+    });
     return { output: { type: 'videos', value: produced } };
   },
 });

@@ -23,6 +23,7 @@ import {
   sourceIds,
   type MediaSource,
 } from '../media-sources';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import type { NodeContext, ProducedFile } from '../types';
 import { single } from '../values';
@@ -164,16 +165,14 @@ export const trimSpeed = defineNode({
     const isVideo = input.type === 'videos';
     const ids = sourceIds(ctx, PORT, [input]);
     const dir = await ctx.workDir();
-    const produced: string[] = [];
-    for (const [index, id] of ids.entries()) {
+    const produced = await storeEach(ctx, ids, async (id, index) => {
       const source = await openSource(ctx, PORT, id, isVideo ? 'video' : 'audio');
       const cut = fitCut(ctx, source, ctx.params);
       const file = isVideo
         ? await trimVideo(ctx, source, cut, dir, index)
         : await trimAudio(ctx, source, cut, dir, index);
-      ctx.signal.throwIfAborted();
-      produced.push(await ctx.assets.store(file, index, ctx.signal));
-    }
+      return file;
+    });
     return { output: { type: isVideo ? 'videos' : 'audio', value: produced } };
   },
 });

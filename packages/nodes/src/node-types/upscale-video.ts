@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineNode } from '../definition';
 import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '../media-sources';
 import { providerParams, videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
 import { notConfigured } from './provider-types';
@@ -50,8 +51,7 @@ export const upscaleVideo = defineNode({
     }
     const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
-    const produced: string[] = [];
-    for (const [index, id] of ids.entries()) {
+    const produced = await storeEach(ctx, ids, async (id, index) => {
       const source = await openSource(ctx, PORT, id, 'video');
       const video = source.video!;
       // Sides of the result made even (H.264), from the source's possibly odd ones.
@@ -80,7 +80,6 @@ export const upscaleVideo = defineNode({
           out,
         ],
       );
-      ctx.signal.throwIfAborted();
       const metadata = producedVideoMetadata({
         width,
         height,
@@ -88,8 +87,8 @@ export const upscaleVideo = defineNode({
         ...(source.duration !== undefined ? { duration: source.duration } : {}),
         audio: source.audio,
       });
-      produced.push(await ctx.assets.store({ path: out, ...MP4_OUTPUT, metadata }, index, ctx.signal));
-    }
+      return { path: out, ...MP4_OUTPUT, metadata };
+    });
     return { output: { type: 'videos', value: produced } };
   },
 });

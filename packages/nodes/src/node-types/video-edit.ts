@@ -14,6 +14,7 @@ import { defineNode } from '../definition';
 import { seconds } from '../media-params';
 import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '../media-sources';
 import { videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { EditProblem, planEdits, type Edit } from './video-edit-plan';
 
@@ -58,8 +59,7 @@ export const videoEdit = defineNode({
   async execute(ctx) {
     const ids = sourceIds(ctx, PORT);
     const dir = await ctx.workDir();
-    const produced: string[] = [];
-    for (const [index, id] of ids.entries()) {
+    const produced = await storeEach(ctx, ids, async (id, index) => {
       const source = await openSource(ctx, PORT, id, 'video');
       const video = source.video!;
       let plan;
@@ -98,15 +98,14 @@ export const videoEdit = defineNode({
           out,
         ],
       );
-      ctx.signal.throwIfAborted();
       const metadata = producedVideoMetadata({
         ...evenSize(result.width, result.height),
         ...(result.frameRate ? { frameRate: result.frameRate } : {}),
         ...(result.duration !== undefined ? { duration: result.duration } : {}),
         audio: result.audio,
       });
-      produced.push(await ctx.assets.store({ path: out, ...MP4_OUTPUT, metadata }, index, ctx.signal));
-    }
+      return { path: out, ...MP4_OUTPUT, metadata };
+    });
     return { output: { type: 'videos', value: produced } };
   },
 });

@@ -7,6 +7,7 @@ import { knownMetadata } from '../known-metadata';
 import { hexColor } from '../media-params';
 import { openSource, runOnSources, sourceIds } from '../media-sources';
 import { textPort, videoPort } from '../ports';
+import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure, type NodeContext } from '../types';
 import { asText, single } from '../values';
@@ -51,8 +52,7 @@ export const videoSubtitle = defineNode({
   estimateCost: () => 0,
   async execute(ctx) {
     const subtitles = readSubtitles(ctx);
-    const produced: string[] = [];
-    for (const [index, id] of sourceIds(ctx, 'video').entries()) {
+    const produced = await storeEach(ctx, sourceIds(ctx, 'video'), async (id, index) => {
       const video = await openSource(ctx, 'video', id, 'video');
       const { width, height } = video.video!;
       const { frame_rate, audio_codec } = video.probe.metadata;
@@ -72,27 +72,21 @@ export const videoSubtitle = defineNode({
         output,
       });
       await runOnSources(ctx, [video], args);
-      produced.push(
-        await ctx.assets.store(
-          {
-            path: output,
-            contentType: 'video/mp4',
-            mediaType: 'video',
-            extension: 'mp4',
-            // Odd sides were padded to even ones for H.264.
-            metadata: knownMetadata({
-              width: width + (width % 2),
-              height: height + (height % 2),
-              codec: 'h264',
-              frame_rate,
-              duration: video.probe.duration,
-            }),
-          },
-          index,
-          ctx.signal,
-        ),
-      );
-    }
+      return {
+        path: output,
+        contentType: 'video/mp4',
+        mediaType: 'video',
+        extension: 'mp4',
+        // Odd sides were padded to even ones for H.264.
+        metadata: knownMetadata({
+          width: width + (width % 2),
+          height: height + (height % 2),
+          codec: 'h264',
+          frame_rate,
+          duration: video.probe.duration,
+        }),
+      };
+    });
     return { output: { type: 'videos', value: produced } };
   },
 });
