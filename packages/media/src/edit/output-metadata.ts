@@ -4,9 +4,10 @@ import { MP4_CODECS } from './mp4-encoding';
 export interface ProducedVideo {
   width: number;
   height: number;
-  /** Seconds, as the node computed it. */
-  duration?: number;
-  frameRate?: number;
+  /** Seconds, as the node computed it; unknown when undefined. */
+  duration?: number | undefined;
+  /** Unknown when undefined or 0. */
+  frameRate?: number | undefined;
   /** Whether it has a sound track. */
   audio: boolean;
 }
@@ -20,7 +21,7 @@ export function producedVideoMetadata(video: ProducedVideo): AssetMetadata {
   const ratio = aspectRatio(video.width, video.height);
   if (ratio) metadata.aspect_ratio = ratio;
   if (video.duration !== undefined) metadata.duration = Math.round(video.duration * 1000) / 1000;
-  if (video.frameRate !== undefined) metadata.frame_rate = Math.round(video.frameRate * 100) / 100;
+  if (video.frameRate) metadata.frame_rate = Math.round(video.frameRate * 100) / 100;
   if (video.audio) metadata.audio_codec = MP4_CODECS.audio;
   return metadata;
 }

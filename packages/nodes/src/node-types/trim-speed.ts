@@ -104,8 +104,8 @@ async function trimVideo(ctx: NodeContext, source: MediaSource, cut: Cut, dir: s
     ...MP4_OUTPUT,
     metadata: producedVideoMetadata({
       ...evenSize(video.width, video.height),
-      ...(video.frameRate ? { frameRate: video.frameRate } : {}),
-      ...(duration !== undefined ? { duration } : {}),
+      frameRate: video.frameRate,
+      duration,
       audio: source.audio,
     }),
   };

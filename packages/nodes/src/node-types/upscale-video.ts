@@ -83,8 +83,8 @@ export const upscaleVideo = defineNode({
       const metadata = producedVideoMetadata({
         width,
         height,
-        ...(video.frameRate ? { frameRate: video.frameRate } : {}),
-        ...(source.duration !== undefined ? { duration: source.duration } : {}),
+        frameRate: video.frameRate,
+        duration: source.duration,
         audio: source.audio,
       });
       return { path: out, ...MP4_OUTPUT, metadata };

@@ -100,8 +100,8 @@ export const videoEdit = defineNode({
       );
       const metadata = producedVideoMetadata({
         ...evenSize(result.width, result.height),
-        ...(result.frameRate ? { frameRate: result.frameRate } : {}),
-        ...(result.duration !== undefined ? { duration: result.duration } : {}),
+        frameRate: result.frameRate,
+        duration: result.duration,
         audio: result.audio,
       });
       return { path: out, ...MP4_OUTPUT, metadata };

@@ -6,6 +6,9 @@ import { mediaDir, type MediaDir } from './files';
 // Media made in the test: images drawn by sharp, video and audio by ffmpeg's
 // lavfi sources.
 
+/** Video encoding of the clips made here: fast, and what players expect of H.264. */
+const H264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
+
 /** Runs ffmpeg with `args`; its standard output (a frame or samples piped out). */
 export function ffmpeg(args: string[]): Buffer {
   return execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], {
@@ -35,12 +38,7 @@ export function testVideo(out: string, seconds: number, toneHz?: number, source 
     '-i',
     `${source}${source.includes('=') ? ':' : '='}size=320x240:rate=25:duration=${seconds}`,
     ...sound,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
+    ...H264,
     ...(toneHz ? ['-c:a', 'aac', '-shortest'] : []),
   ]);
 }
@@ -104,12 +102,7 @@ export function clip({
     '-i',
     picture,
     ...(sound ? ['-f', 'lavfi', '-i', toneSource(seconds, sound === 'rising')] : []),
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
+    ...H264,
     ...(sound ? ['-c:a', 'aac'] : []),
     '-movflags',
     '+faststart',
@@ -134,12 +127,7 @@ export function stripes(
     '-map',
     '[v]',
     ...(sound ? ['-map', `${colours.length}:a`, '-c:a', 'aac'] : []),
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
+    ...H264,
   ]);
 }
 
