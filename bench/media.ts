@@ -1,11 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { evenSize, H264_AAC_MP4, joinClipsGraph, probeMedia, URL_INPUT, type MediaProbe } from '@weft/media';
+import {
+  assScript,
+  H264_AAC_MP4,
+  URL_INPUT,
+  burnSubtitlesArgs,
+  evenSize,
+  joinClipsGraph,
+  parseSubtitles,
+  probeMedia,
+  type MediaProbe,
+} from '@weft/media';
+import { mapToPalette, paletteOf } from '@weft/nodes';
 import { createStorage, createUrlSigner, type UrlSigner } from '@weft/storage';
 import { Pool } from 'pg';
 import sharp from 'sharp';
-import { mapToPalette } from './lib/palette-map';
 import {
   childrenCpuMicros,
   cpuMicros,
@@ -410,7 +420,19 @@ async function main() {
       'images',
     );
     const brandRun = await runNode(api, brandAgent, [{ id: 'image', value: assets(brandImageId) }]);
-    const bareBrand = await bareInProcess(() => mapToPalette(readFileSync(media.brandImage), PALETTE));
+    // The node's own mapping (palette-map.ts, culori's CIEDE2000) on the decoded pixels, then the same encode.
+    const bareBrand = await bareInProcess(async () => {
+      const { data, info } = await sharp(readFileSync(media.brandImage))
+        .toColourspace('srgb')
+        .ensureAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      await mapToPalette(data, paletteOf(PALETTE), 1, new AbortController().signal);
+      return sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } })
+        .removeAlpha()
+        .jpeg()
+        .toBuffer();
+    });
     rows.push({
       name: `match_brand_colors (1600×1200, ${PALETTE.length} colours)`,
       node: brandRun,
@@ -432,17 +454,26 @@ async function main() {
       { id: 'video', value: assets(clipId) },
       { id: 'srt', value: media.srt },
     ]);
-    const srtFile = path.join(MEDIA_DIR, 'bench.srt');
-    writeFileSync(srtFile, media.srt);
-    const bareSubtitle = await bareFfmpeg([
-      ...URL_INPUT,
-      '-i',
-      clipUrl,
-      '-vf',
-      `subtitles=${srtFile}:force_style='FontSize=36,PrimaryColour=&H00FFFFFF,Alignment=2'`,
-      ...H264_AAC_MP4,
-      path.join(MEDIA_DIR, 'out-subtitle.mp4'),
-    ]);
+    // The node's own script and ffmpeg command (defaults: 36 px white text at the bottom).
+    const clipProbe = await probeMedia(clipUrl, { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', timeoutMs: 60_000 });
+    const scriptPath = path.join(MEDIA_DIR, 'bench.ass');
+    const [width, height] = [Number(clipProbe.metadata.width), Number(clipProbe.metadata.height)];
+    writeFileSync(
+      scriptPath,
+      assScript(parseSubtitles(media.srt), { fontSize: 36, color: '#ffffff', position: 'bottom', width, height }),
+    );
+    const bareSubtitle = await bareFfmpeg(
+      burnSubtitlesArgs({
+        video: {
+          url: clipUrl,
+          stream: clipProbe.videoStream!,
+          ...(clipProbe.audioStream !== undefined ? { audioStream: clipProbe.audioStream } : {}),
+          audioCodec: typeof clipProbe.metadata.audio_codec === 'string' ? clipProbe.metadata.audio_codec : null,
+        },
+        scriptPath,
+        output: path.join(MEDIA_DIR, 'out-subtitle.mp4'),
+      }),
+    );
     rows.push({
       name: `video_subtitle (${CLIP_SECONDS} s 720p)`,
       node: subtitleRun,

@@ -24,4 +24,5 @@ export { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS, QUICK_MAX_TIMEOUT_MS } f
 export { parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
 export { guardedRequest, RefusedDestinationError } from './outbound/guarded-request';
 export { centredCrop } from './node-types/change-aspect-ratio';
+export { mapToPalette, paletteOf, type Palette } from './palette-map';
 export { parseBrand, brandOf, normalHex, type Brand, type BrandIssue } from './brand';
