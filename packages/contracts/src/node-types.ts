@@ -58,7 +58,7 @@ export const NodeTypeInfoSchema = z
   })
   .openapi('NodeTypeInfo');
 
-export const NodeTypeListSchema = z.object({ items: z.array(NodeTypeInfoSchema) }).openapi('NodeTypeList');
+export const NodeTypeListSchema = z.object({ data: z.array(NodeTypeInfoSchema) }).openapi('NodeTypeList');
 
 export const NodeTypePath = z.object({ type: z.string().openapi({ description: 'A NodeType, e.g. add_logo' }) });
 

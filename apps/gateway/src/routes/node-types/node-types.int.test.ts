@@ -17,7 +17,7 @@ describe('GET /node-types', () => {
   test('lists all 55 types with ports, params schema, output and lane', async () => {
     const res = await get('/node-types');
     expect(res.status).toBe(200);
-    const { items } = expectSchema(NodeTypeListSchema, res.body);
+    const { data: items } = expectSchema(NodeTypeListSchema, res.body);
     expect(items.map((t) => t.type)).toEqual([...NODE_TYPES]);
     const logo = items.find((t) => t.type === 'add_logo')!;
     expect(logo.inputs.map((p) => [p.name, p.accepts, p.required])).toEqual([

@@ -9,7 +9,7 @@ export const listNodeTypesRoute = defineRoute({
   tags: ['node-types'],
   auth: 'api',
   responses: { 200: { description: 'Every node type, in the order of NodeType', schema: NodeTypeListSchema } },
-  handler: async () => ({ status: 200, body: { items: listNodeTypes() } }),
+  handler: async () => ({ status: 200, body: { data: listNodeTypes() } }),
 });
 
 export const getNodeTypeRoute = defineRoute({
