@@ -6,6 +6,7 @@ import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
 import { startNodeWorkers } from '@weft/engine';
 import { readiness } from '@weft/health';
+import { createNodeRoutes } from '@weft/providers';
 import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
@@ -77,6 +78,11 @@ async function main() {
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },
+    nodeRoutes: createNodeRoutes({
+      openai: { apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL },
+      nodeRoutes: config.NODE_ROUTES,
+      priceTable: config.PRICE_TABLE,
+    }),
   });
   const assetWorker = await startAssetWorker({
     db,

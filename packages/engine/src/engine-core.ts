@@ -1,5 +1,5 @@
 import type { Db } from '@weft/db';
-import type { ImageLimits } from '@weft/nodes';
+import type { ImageLimits, NodeRoutes } from '@weft/nodes';
 import type { AssetJobProducer } from '@weft/queue';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Logger } from 'pino';
@@ -39,6 +39,8 @@ export interface EngineCore {
   requireImageLimits(): ImageLimits;
   /** ffmpeg, ffprobe and espeak-ng, for media nodes. */
   mediaTools: MediaTools;
+  /** The provider adapters; absent where none is configured (provider nodes then fail saying so). */
+  nodeRoutes?: NodeRoutes;
   /** Where node executions make their temporary directories. */
   nodeWorkRoot: string;
   /** Presigned URLs of node inputs, for ffmpeg: needs storage. */

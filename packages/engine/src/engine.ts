@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable, type Db } from '@weft/db';
-import type { ImageLimits } from '@weft/nodes';
+import type { ImageLimits, NodeRoutes } from '@weft/nodes';
 import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
 import { createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
@@ -35,6 +35,8 @@ export interface EngineOptions {
   imageLimits?: ImageLimits;
   /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
   mediaTools?: MediaTools;
+  /** The provider adapters, for the nodes they serve (ADR 0030). */
+  nodeRoutes?: NodeRoutes;
   /** Where node executions make their temporary directories (default: os.tmpdir()). */
   nodeWorkRoot?: string;
   /** Observers of runs started and ended (the process's metrics). */
@@ -100,6 +102,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     mediaTools: options.mediaTools ?? { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', espeak: 'espeak-ng' },
     nodeWorkRoot: options.nodeWorkRoot ?? os.tmpdir(),
+    ...(options.nodeRoutes ? { nodeRoutes: options.nodeRoutes } : {}),
     nodeUrls() {
       // Media nodes hand ffmpeg presigned URLs of their inputs; two hours outlast any media node's timeout.
       urls ??= createUrlSigner(this.requireStorage(), { ttlSeconds: 7200, audience: 'servers' });

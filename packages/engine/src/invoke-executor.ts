@@ -91,6 +91,7 @@ export async function invokeExecutor(
     outboundAllowList: core.outboundAllowList,
     imageLimits: core.requireImageLimits(),
     tools: core.mediaTools,
+    ...(core.nodeRoutes ? { routes: core.nodeRoutes } : {}),
     workDir: work.path,
   };
 

@@ -8,6 +8,7 @@ import {
   RUN_QUEUES,
   WORKER_RUN_RETRY_DELAY_MS,
 } from '@weft/queue';
+import type { NodeRoutes } from '@weft/nodes';
 import type { Storage } from '@weft/storage';
 import { traceNodeJob, withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
@@ -46,6 +47,8 @@ export interface NodeWorkersOptions {
   hooks?: EngineHooks;
   /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
   mediaTools?: MediaTools;
+  /** The provider adapters of the deployment, handed to provider nodes (ADR 0030); none when absent. */
+  nodeRoutes?: NodeRoutes;
 }
 
 export interface NodeWorkers {
@@ -79,6 +82,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     outboundAllowList: options.outboundAllowList,
     imageLimits: { maxPixels: options.maxImagePixels },
     ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
+    ...(options.nodeRoutes ? { nodeRoutes: options.nodeRoutes } : {}),
     ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
     assetJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),

@@ -5,6 +5,7 @@
 // database (the engine supplies storage through NodeAssets).
 export * from './types';
 export * from './definition';
+export { asText, assetIds, many, single } from './values';
 export {
   definitionOf,
   inputNodeTypeOf,

@@ -97,6 +97,27 @@ export interface NodeContext<P = Record<string, unknown>> {
    * failed, timed out or was cancelled.
    */
   workDir(): Promise<string>;
+  /**
+   * Where the types served by provider adapters go in this deployment
+   * (NODE_ROUTES and credentials): absent in a process that configured none.
+   */
+  routes?: NodeRoutes;
+}
+
+/** A provider and model serving a node, and how to execute the node there. */
+export interface NodeRoute {
+  provider: string;
+  model: string;
+  execute(ctx: NodeContext): Promise<NodeResult>;
+}
+
+/**
+ * The provider adapters of a deployment as nodes see them (ADR 0030): the
+ * node types know their ports and params, the adapters how to call a provider.
+ */
+export interface NodeRoutes {
+  /** The route of a node of `type` with these params, or the setting that would give it one. */
+  routeFor(type: NodeType, params: Record<string, unknown>): NodeRoute | { missing: string };
 }
 
 export interface NodeResult {

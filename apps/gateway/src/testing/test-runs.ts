@@ -1,5 +1,6 @@
 import { createDb } from '@weft/db';
 import { startNodeWorkers, type NodeWorkers } from '@weft/engine';
+import type { NodeRoutes } from '@weft/nodes';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { waitFor } from '@weft/testing';
 import pino, { type Logger } from 'pino';
@@ -27,6 +28,8 @@ export interface WorkerSettings {
   nodeWorkRoot?: string;
   /** Where the worker logs; silent unless given. */
   logger?: Logger;
+  /** The provider adapters the worker's provider nodes reach (createNodeRoutes of @weft/providers). */
+  nodeRoutes?: NodeRoutes;
 }
 
 const DEFAULTS: WorkerSettings = {
@@ -58,8 +61,8 @@ export async function startRunStack(
       storage,
       redisUrl: gw.config.REDIS_URL,
       redisPrefix: gw.config.REDIS_PREFIX,
-      logger: pino({ level: 'silent' }),
       ...settings,
+      logger: settings.logger ?? pino({ level: 'silent' }),
     });
     started.push({
       workers,

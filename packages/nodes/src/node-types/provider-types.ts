@@ -6,9 +6,10 @@ import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
 
 // The node types served by provider adapters (extensions.md 5.3): their ports
-// and params, which every adapter serving a type takes alike. Until an
-// adapter is configured for a type, a run reaching one of its nodes fails with
-// provider_auth_required and says so.
+// and params, which every adapter serving a type takes alike. The adapter is
+// found through ctx.routes (ADR 0030); until one is configured for a type, a
+// run reaching one of its nodes fails with provider_auth_required and names
+// the setting that would fix it.
 
 interface ProviderType<S extends z.ZodRawShape> {
   type: NodeType;
@@ -42,7 +43,15 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
     estimateCost: () => 0,
     async execute(ctx) {
-      throw notConfigured(spec.type, ctx.nodeId);
+      if (!ctx.routes) throw notConfigured(spec.type, ctx.nodeId);
+      const route = ctx.routes.routeFor(spec.type, ctx.params);
+      if ('missing' in route) {
+        throw new NodeFailure(
+          'provider_auth_required',
+          `Node '${ctx.nodeId}' (${spec.type}) has no provider in this deployment: ${route.missing}`,
+        );
+      }
+      return route.execute(ctx);
     },
   });
 }
