@@ -1,4 +1,5 @@
 import { otelEnvShape, s3EnvShape } from '@weft/config';
+import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { PATHS, readText } from './files';
 
 // The environment variables each process reads, taken from its config.ts (the
@@ -12,6 +13,8 @@ export const FORBIDDEN_IN_DEPLOYMENT = ['RUN_FAULT_EXIT_AFTER_COMMIT'];
 const SHARED_SHAPES: Record<string, string[]> = {
   s3EnvShape: Object.keys(s3EnvShape),
   otelEnvShape: Object.keys(otelEnvShape('any')),
+  providerRouteEnvShape: Object.keys(providerRouteEnvShape),
+  priceTableEnvShape: Object.keys(priceTableEnvShape),
 };
 
 /**

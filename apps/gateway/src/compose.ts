@@ -1,6 +1,7 @@
 import { createDb } from '@weft/db';
 import { createEngine, createRunQueues } from '@weft/engine';
 import { tracePool } from '@weft/media';
+import { createNodeRoutes } from '@weft/providers';
 import { createAssetJobProducer, openObservedQueues } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
@@ -115,6 +116,10 @@ export function createGatewayRuntime(
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,
     observedQueues: observed.queues,
+    nodeRoutes: createNodeRoutes({
+      openai: { apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL },
+      nodeRoutes: config.NODE_ROUTES,
+    }),
   };
   return {
     deps,

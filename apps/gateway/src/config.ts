@@ -9,6 +9,7 @@ import {
   parseEnv,
   s3EnvShape,
 } from '@weft/config';
+import { providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
 // The only place in the gateway that reads process.env.
@@ -73,6 +74,8 @@ const GatewayEnv = z.object({
   ASSET_DOWNLOAD_STALL_MS: envInt(1000, 3_600_000).default(120_000),
   /** Largest image (width × height) the experimental SVG conversion decodes. */
   ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
+  /** Provider routes, shown by GET /node-types (the key itself never is): the same values as the workers'. */
+  ...providerRouteEnvShape,
   /** Fault injection for durability tests: exit right after a run is committed, before it is enqueued. Never set it in production. */
   RUN_FAULT_EXIT_AFTER_COMMIT: envBool().default(false),
 });

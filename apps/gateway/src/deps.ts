@@ -6,6 +6,7 @@ import type { Storage, UrlSigner } from '@weft/storage';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { DeploymentRoutes } from '@weft/providers';
 import type { AssetJobProducer } from '@weft/queue';
 import type { AssetFiles } from './assets/asset-files';
 import type { AgentCatalog } from './catalog/agent-catalog';
@@ -41,4 +42,6 @@ export interface GatewayDeps {
   metrics: GatewayMetrics;
   /** The node and asset queues, read by the queue dashboard and the queue metrics. */
   observedQueues: Queue[];
+  /** The provider routes of the deployment, as GET /node-types describes them (the gateway calls no provider). */
+  nodeRoutes: DeploymentRoutes;
 }

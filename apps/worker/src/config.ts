@@ -8,17 +8,8 @@ import {
   parseEnv,
   s3EnvShape,
 } from '@weft/config';
-import { parsePriceTable, parseRouteTable } from '@weft/providers';
+import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
-
-/** A zod check from a parser that throws an Error saying what is wrong. */
-const refusal = (parse: (text: string | undefined) => unknown) => (text: string | undefined, ctx: z.RefinementCtx) => {
-  try {
-    parse(text);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: (err as Error).message });
-  }
-};
 
 // The only place in the worker that reads process.env.
 const WorkerEnv = z.object({
@@ -69,14 +60,8 @@ const WorkerEnv = z.object({
   /** ffmpeg or ffprobe running longer than this on one asset is killed. */
   FFMPEG_TIMEOUT_MS: envInt(1000, 3_600_000).default(120_000),
   // Provider adapters (docs/providers.md).
-  /** The key of the OpenAI-compatible server: enables the types it serves (llm). A secret: never logged. */
-  OPENAI_API_KEY: envOptionalString(),
-  /** Another OpenAI-compatible server (Azure, Groq, Together, OpenRouter, vLLM, Ollama); default OpenAI's. */
-  OPENAI_BASE_URL: envOptionalString().pipe(z.url().optional()),
-  /** type=provider[:model],... : which provider and model serve each type (default: each type's documented route). */
-  NODE_ROUTES: envOptionalString().superRefine(refusal(parseRouteTable)),
-  /** JSON {"provider:model": {input_per_million, output_per_million}} in credits, over the defaults. */
-  PRICE_TABLE: envOptionalString().superRefine(refusal(parsePriceTable)),
+  ...providerRouteEnvShape,
+  ...priceTableEnvShape,
   /** How often pending assets whose job went missing are looked for. */
   ASSET_SWEEP_INTERVAL_MS: envInt(1000, 3_600_000).default(60_000),
 });

@@ -10,6 +10,7 @@ export { parseRouteTable, type RouteEntry, type RouteTable } from './route-table
 export { creditsFor, DEFAULT_PRICES, parsePriceTable, type PriceTable, type TokenPrice } from './prices';
 export type { DeploymentRoutes } from './node-routes';
 export type { OpenAISettings } from './openai/openai-adapter';
+export { priceTableEnvShape, providerRouteEnvShape } from './provider-env';
 
 export interface ProviderSettings {
   openai: OpenAISettings;

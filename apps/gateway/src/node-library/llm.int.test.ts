@@ -4,6 +4,7 @@ import pino from 'pino';
 import sharp from 'sharp';
 import { balanceOf } from '../testing/balance';
 import { postAgent } from '../testing/catalog-fixtures';
+import request from 'supertest';
 import { failureOf, resultOf, runAgent, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 import { startOpenAIDouble, type OpenAIDouble } from '../testing/openai-double';
 import { startRunStack, type RunStack } from '../testing/test-runs';
@@ -30,7 +31,10 @@ beforeAll(async () => {
         logger: pino({ level: 'trace' }, { write: (line: string) => void workerLog.push(line) }),
       },
     ),
-    startRunStack({}, { nodeRoutes: routes('llm=openai:gpt-4.1-nano', KEY) }),
+    startRunStack(
+      { OPENAI_API_KEY: KEY, NODE_ROUTES: 'llm=openai:gpt-4.1-nano' },
+      { nodeRoutes: routes('llm=openai:gpt-4.1-nano', KEY) },
+    ),
     startRunStack({}, { nodeRoutes: routes(undefined, undefined) }),
   ]);
   org = await stack.gw.createOrg('LLM', 1000);
@@ -220,4 +224,16 @@ test('a param out of range is refused at publication', async () => {
 test('the key never appears in the worker’s logs', () => {
   expect(workerLog.length).toBeGreaterThan(0);
   expect(workerLog.join('\n')).not.toContain(KEY);
+});
+
+test('GET /node-types shows the route of llm where the deployment has one, never the key', async () => {
+  const other = await routed.gw.createOrg('Describe', 1);
+  const res = await request(routed.gw.app).get('/node-types/llm').set('X-Api-Key', other.apiKey).expect(200);
+  expect(res.body.route).toEqual({ provider: 'openai', model: 'gpt-4.1-nano' });
+  const list = await request(routed.gw.app).get('/node-types').set('X-Api-Key', other.apiKey).expect(200);
+  expect(JSON.stringify(list.body)).not.toContain(KEY);
+  expect(list.body.data.find((t: { type: string }) => t.type === 'image_generation').route).toBeNull();
+  const bareOrg = await keyless.gw.createOrg('Bare', 1);
+  const bare = await request(keyless.gw.app).get('/node-types/llm').set('X-Api-Key', bareOrg.apiKey).expect(200);
+  expect(bare.body.route).toBeNull();
 });

@@ -1,6 +1,7 @@
 import { NODE_TYPES, type NodeType, type NodeTypeInfo } from '@weft/contracts';
 import { isInertNodeType } from '@weft/dag';
 import { NotFoundError } from '@weft/errors';
+import type { DeploymentRoutes } from '@weft/providers';
 import { definitionOf, paramsJsonSchema, paramsSchemaOf, type NodeDefinition, type PortSpec } from '@weft/nodes';
 
 const port = (name: string, spec: PortSpec) => ({
@@ -11,13 +12,14 @@ const port = (name: string, spec: PortSpec) => ({
   description: spec.description,
 });
 
-function routeOf(definition: NodeDefinition): NodeTypeInfo['route'] {
+function routeOf(definition: NodeDefinition, routes: DeploymentRoutes): NodeTypeInfo['route'] {
   if (definition.serving === 'built_in') return { provider: 'built_in', model: null };
-  // Provider adapters are not part of this version: a provider type runs only through its local route.
+  const routed = routes.defaultRoute(definition.type);
+  if (routed) return routed;
   return definition.localRoute ? { provider: 'local', model: definition.localRoute.model } : null;
 }
 
-function describe(definition: NodeDefinition): NodeTypeInfo {
+function describe(definition: NodeDefinition, routes: DeploymentRoutes): NodeTypeInfo {
   const { output } = definition;
   return {
     type: definition.type,
@@ -34,7 +36,7 @@ function describe(definition: NodeDefinition): NodeTypeInfo {
     default_timeout_ms: definition.defaultTimeoutMs,
     max_timeout_ms: definition.maxTimeoutMs,
     estimated_cost: definition.estimateCost(defaultParams(definition.type)),
-    route: routeOf(definition),
+    route: routeOf(definition, routes),
   };
 }
 
@@ -61,22 +63,26 @@ function inert(type: NodeType): NodeTypeInfo {
   };
 }
 
-let described: Map<string, NodeTypeInfo> | undefined;
+const described = new WeakMap<DeploymentRoutes, Map<string, NodeTypeInfo>>();
 
-// The same for every caller until provider adapters are routed per organization: built once.
-function all(): Map<string, NodeTypeInfo> {
-  described ??= new Map(
-    NODE_TYPES.map((type) => [type, isInertNodeType(type) ? inert(type) : describe(definitionOf(type))]),
-  );
-  return described;
+// The same for every caller of a deployment until provider adapters are routed per organization: built once.
+function all(routes: DeploymentRoutes): Map<string, NodeTypeInfo> {
+  let found = described.get(routes);
+  if (!found) {
+    found = new Map(
+      NODE_TYPES.map((type) => [type, isInertNodeType(type) ? inert(type) : describe(definitionOf(type), routes)]),
+    );
+    described.set(routes, found);
+  }
+  return found;
 }
 
-export function listNodeTypes(): NodeTypeInfo[] {
-  return [...all().values()];
+export function listNodeTypes(routes: DeploymentRoutes): NodeTypeInfo[] {
+  return [...all(routes).values()];
 }
 
-export function getNodeType(type: string): NodeTypeInfo {
-  const found = all().get(type);
+export function getNodeType(type: string, routes: DeploymentRoutes): NodeTypeInfo {
+  const found = all(routes).get(type);
   if (!found) throw new NotFoundError(`Node type '${type}'`);
   return found;
 }

@@ -9,7 +9,7 @@ export const listNodeTypesRoute = defineRoute({
   tags: ['node-types'],
   auth: 'api',
   responses: { 200: { description: 'Every node type, in the order of NodeType', schema: NodeTypeListSchema } },
-  handler: async () => ({ status: 200, body: { data: listNodeTypes() } }),
+  handler: async ({ deps }) => ({ status: 200, body: { data: listNodeTypes(deps.nodeRoutes) } }),
 });
 
 export const getNodeTypeRoute = defineRoute({
@@ -23,7 +23,7 @@ export const getNodeTypeRoute = defineRoute({
     200: { description: 'The node type', schema: NodeTypeInfoSchema },
     404: { description: 'No node type has this name', schema: ErrorBody },
   },
-  handler: async ({ params }) => ({ status: 200, body: getNodeType(params.type) }),
+  handler: async ({ params, deps }) => ({ status: 200, body: getNodeType(params.type, deps.nodeRoutes) }),
 });
 
 export const nodeTypeRoutes: AnyRoute[] = [listNodeTypesRoute, getNodeTypeRoute] as AnyRoute[];
