@@ -116,7 +116,10 @@ export interface NodeRoute {
  * node types know their ports and params, the adapters how to call a provider.
  */
 export interface NodeRoutes {
-  /** The route of a node of `type` with these params, or the setting that would give it one. */
+  /**
+   * The route of a node of `type` with these params, or the setting that would
+   * give it one; a NodeFailure when the params ask for what no deployment could give.
+   */
   routeFor(type: NodeType, params: Record<string, unknown>): NodeRoute | { missing: string };
 }
 

@@ -13,7 +13,9 @@ export const TokenPrice = z
   .strict();
 export type TokenPrice = z.infer<typeof TokenPrice>;
 
-export const PriceTable = z.record(z.string().regex(/^[a-z0-9_-]+:.+$/, 'a key is provider:model'), TokenPrice);
+const PRICE_KEY = /^[a-z0-9_-]+:.+$/;
+
+export const PriceTable = z.record(z.string().regex(PRICE_KEY), TokenPrice);
 export type PriceTable = z.infer<typeof PriceTable>;
 
 /** The defaults: list prices of the provider at the time of writing, in credits. */
@@ -36,6 +38,8 @@ export function parsePriceTable(json: string | undefined): PriceTable {
   } catch {
     throw new Error('PRICE_TABLE is not JSON');
   }
+  const badKey = raw && typeof raw === 'object' ? Object.keys(raw).find((k) => !PRICE_KEY.test(k)) : undefined;
+  if (badKey !== undefined) throw new Error(`PRICE_TABLE: '${badKey}' is not provider:model`);
   const parsed = PriceTable.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -56,5 +60,5 @@ export function creditsFor(table: PriceTable, provider: string, model: string, u
   const exact =
     (usage.inputTokens * price.input_per_million + usage.outputTokens * price.output_per_million) / 1_000_000;
   // The tolerance keeps float noise (3.0000000000000004) from costing a credit.
-  return Math.ceil(exact - 1e-9);
+  return Math.max(0, Math.ceil(exact - 1e-9));
 }

@@ -8,7 +8,8 @@ const parsedBy = (parse: (text: string | undefined) => unknown) => (text: string
   try {
     parse(text);
   } catch (err) {
-    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    // The issue is reported under the setting's name already: the parser's own prefix would say it twice.
+    ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^[A-Z_]+:? /, '') });
   }
 };
 

@@ -237,3 +237,13 @@ test('GET /node-types shows the route of llm where the deployment has one, never
   const bare = await request(keyless.gw.app).get('/node-types/llm').set('X-Api-Key', bareOrg.apiKey).expect(200);
   expect(bare.body.route).toBeNull();
 });
+
+test('params.provider naming a provider that does not serve llm fails with invalid_input naming the node', async () => {
+  const { run, requests } = await ask('which provider', llmFlow({ provider: 'fal' }));
+  const failure = failureOf(run);
+  expect(failure.reason).toBe('invalid_input');
+  expect(failure.error).toBe(
+    "Node 'write' (llm): params.provider: provider 'fal' does not serve llm in this version (providers serving it: openai)",
+  );
+  expect(requests).toHaveLength(0);
+});

@@ -29,6 +29,16 @@ export function notConfigured(type: NodeType, nodeId: string): NodeFailure {
   );
 }
 
+/** The routes' own refusals (a params.provider the deployment has not) say which node they are about. */
+function namingNode<T>(nodeId: string, type: NodeType, find: () => T): T {
+  try {
+    return find();
+  } catch (err) {
+    if (err instanceof NodeFailure) throw new NodeFailure(err.reason, `Node '${nodeId}' (${type}): ${err.message}`);
+    throw err;
+  }
+}
+
 function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
   return defineNode({
     type: spec.type,
@@ -44,7 +54,7 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     estimateCost: () => 0,
     async execute(ctx) {
       if (!ctx.routes) throw notConfigured(spec.type, ctx.nodeId);
-      const route = ctx.routes.routeFor(spec.type, ctx.params);
+      const route = namingNode(ctx.nodeId, spec.type, () => ctx.routes!.routeFor(spec.type, ctx.params));
       if ('missing' in route) {
         throw new NodeFailure(
           'provider_auth_required',
