@@ -160,8 +160,10 @@ test('an image input reaches the request as a data URL of its bytes', async () =
 test('the cost is the price applied to the usage reported, rounded up, charged on the run', async () => {
   double.usage = { prompt_tokens: 12_345, completion_tokens: 6_789 };
   const before = await balanceOf(stack.gw.deps.db, org.id);
-  // A run is charged at most what it reserved: the agent's estimate covers the call.
-  const agent = await postAgent(stack.gw.app, org.apiKey, { flow: llmFlow(), estimated_cost: 10 });
+  // Without an estimate of its author's, the agent reserves what its llm node estimates (10 credits):
+  // a run is charged what the provider used, at most what it reserved.
+  const agent = await postAgent(stack.gw.app, org.apiKey, { flow: llmFlow() });
+  expect(agent.estimated_cost).toBe(10);
   const run = await runAgent(stack.gw, org.apiKey, agent.id, [{ id: 'topic', value: 'what does it cost' }]);
   // gpt-4o-mini by default: 150 credits per 1M input tokens, 600 per 1M output → 5.925 → 6.
   expect(run.status).toBe('completed');

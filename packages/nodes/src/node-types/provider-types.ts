@@ -19,6 +19,12 @@ interface ProviderType<S extends z.ZodRawShape> {
   output: readonly DataType[];
   defaultTimeoutMs: number;
   serving?: Serving;
+  /**
+   * Credits to reserve for one call (the agent's estimate sums these). A run is
+   * charged what the provider reports it used, at most what it reserved, so an
+   * estimate of 0 would make the call free.
+   */
+  reserve?: number;
 }
 
 /** The failure of a node whose type no adapter serves in this deployment. */
@@ -51,7 +57,7 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     rerun: 'new',
     defaultTimeoutMs: spec.defaultTimeoutMs,
     maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
-    estimateCost: () => 0,
+    estimateCost: () => spec.reserve ?? 0,
     async execute(ctx) {
       if (!ctx.routes) throw notConfigured(spec.type, ctx.nodeId);
       const route = namingNode(ctx.nodeId, spec.type, () => ctx.routes!.routeFor(spec.type, ctx.params));
@@ -109,6 +115,8 @@ export const providerTypes: NodeDefinition[] = [
     },
     output: ['text', 'data'],
     defaultTimeoutMs: 2 * MINUTE,
+    // About 60 000 tokens of gpt-4o-mini at the default prices: far more than a typical call uses.
+    reserve: 10,
   }),
   providerType(image('An image generated from the prompt, optionally guided by a reference image.')),
   providerType({
