@@ -27,10 +27,15 @@ export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
   // quiet spell each waited for a new connection and re-prepared its statements:
   // in bench:poll the 300 ms after a 10 s lull held most of the slow answers.
   const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize, min: poolSize });
-  // An idle client losing its connection (database restart) must not crash the process.
-  pool.on('error', () => undefined);
   const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2 });
-  customPlanPool.on('error', () => undefined);
+  for (const p of [pool, customPlanPool]) {
+    // A client losing its connection (a database restart) must not crash the process: the
+    // pool reports it for idle clients, the client itself for checked-out ones (a transaction
+    // between two statements), where nothing else listens. A statement in flight still fails
+    // with the error, and the client is discarded when released with it.
+    p.on('error', () => undefined);
+    p.on('connect', (client) => client.on('error', () => undefined));
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

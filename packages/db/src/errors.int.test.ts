@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { createTestEnv, type TestEnv } from '@weft/testing';
+import { createTestEnv, waitFor, type TestEnv } from '@weft/testing';
 import { createDb } from './client';
 import { isDatabaseUnavailable } from './errors';
 
@@ -52,6 +52,30 @@ test('the server ends the connection (a restart): unavailable, through pg and th
       })
       .catch((e: unknown) => e);
     expect(isDatabaseUnavailable(viaPrisma)).toBe(true);
+  } finally {
+    await db.close();
+    await admin.close();
+  }
+});
+
+test('a checked-out client losing its connection between statements does not crash the process', async () => {
+  const db = createDb({ databaseUrl: env.databaseUrl, poolSize: 1 });
+  const admin = createDb({ databaseUrl: env.databaseUrl, poolSize: 1 });
+  try {
+    // A transaction between two statements when the database restarts: nothing awaits the client.
+    const client = await db.pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await admin.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    const next = await waitFor('the connection to be gone', async () => {
+      const err = await client.query('SELECT 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      return err ?? undefined;
+    });
+    expect(next).toBeInstanceOf(Error);
+    client.release(true);
+    expect((await db.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   } finally {
     await db.close();
     await admin.close();
