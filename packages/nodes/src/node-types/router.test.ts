@@ -2,7 +2,7 @@ import type { Flow } from '@weft/contracts';
 import { flowNodeIssues } from '../flow-check';
 import { paramsSchemaOf } from '../registry';
 import { NodeFailure, type NodeValue } from '../types';
-import { MAX_MATCHED_TEXT } from './route-conditions';
+import { MAX_MATCHED_TEXT } from '../route-conditions';
 import { executeInTest } from './test-context';
 
 const text = (value: string): NodeValue => ({ type: 'text', value });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ANY_KIND, defineNode } from '../definition';
 import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
 import { single } from '../values';
-import { conditionHolds, patternError } from './route-conditions';
+import { conditionHolds, patternError } from '../route-conditions';
 
 const portName = z
   .string()

@@ -16,7 +16,7 @@ import { inputArgs, openSource, runOnSources, sourceFailure, sourceIds } from '.
 import { videoPort } from '../ports';
 import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { EditProblem, planEdits, type Edit } from './video-edit-plan';
+import { EditProblem, planEdits, type Edit } from '../video-edit-plan';
 
 const PORT = 'video';
 

@@ -1,7 +1,7 @@
 import { jsonEqual } from '@weft/dag';
 import { RE2JS } from 're2js';
-import { NodeFailure, type NodeValue } from '../types';
-import { asText } from '../values';
+import { NodeFailure, type NodeValue } from './types';
+import { asText } from './values';
 
 // The conditions of a router's routes. `matches` runs RE2 (the re2js port):
 // matching takes time linear in the text whatever the pattern, so a flow
