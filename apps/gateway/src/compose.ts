@@ -116,10 +116,7 @@ export function createGatewayRuntime(
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,
     observedQueues: observed.queues,
-    nodeRoutes: createNodeRoutes({
-      openai: { apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL },
-      nodeRoutes: config.NODE_ROUTES,
-    }),
+    nodeRoutes: createNodeRoutes(config, { outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS }),
   };
   return {
     deps,

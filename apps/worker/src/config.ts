@@ -1,13 +1,4 @@
-import {
-  envInt,
-  envList,
-  envLogLevel,
-  envOptionalString,
-  envString,
-  otelEnvShape,
-  parseEnv,
-  s3EnvShape,
-} from '@weft/config';
+import { envInt, envLogLevel, envOptionalString, envString, otelEnvShape, parseEnv, s3EnvShape } from '@weft/config';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
@@ -38,8 +29,6 @@ const WorkerEnv = z.object({
   ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(20),
   /** How long a job stays locked without renewal before another worker takes it over (a dead worker's jobs). */
   WORKER_LOCK_DURATION_MS: envInt(1000, 600_000).default(30_000),
-  /** Destinations nodes may call despite the address rules: host names, IPs or CIDR ranges. */
-  OUTBOUND_ALLOWED_HOSTS: envList().default([]),
   /** How often the reconciler looks for runs whose queue work vanished. */
   RECONCILE_INTERVAL_MS: envInt(100, 600_000).default(5_000),
   /** A run that has not moved for this long is checked by the reconciler. */

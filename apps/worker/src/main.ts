@@ -78,11 +78,7 @@ async function main() {
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },
-    nodeRoutes: createNodeRoutes({
-      openai: { apiKey: config.OPENAI_API_KEY, baseURL: config.OPENAI_BASE_URL },
-      nodeRoutes: config.NODE_ROUTES,
-      priceTable: config.PRICE_TABLE,
-    }),
+    nodeRoutes: createNodeRoutes(config, { outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS }),
   });
   const assetWorker = await startAssetWorker({
     db,

@@ -19,6 +19,7 @@ import type { EngineCore } from './engine-core';
 import type { LoadedVersion } from './flow-cache';
 import { derivedUuid } from './ids';
 import { nodeAssets } from './node-assets';
+import { providerJobs, recordCharge } from './provider-jobs';
 import type { NodeRow, RunRow } from './run-rows';
 import { TransientError } from './transient';
 
@@ -63,8 +64,10 @@ export async function invokeExecutor(
   const timeout = isInstantNode(node.type) ? undefined : AbortSignal.timeout(timeoutMs);
   const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;
   const work = new WorkDir(core.nodeWorkRoot);
+  const attemptKey = { runId: run.id, nodeId: node.id, attempt: job.attempt };
   const ctx: NodeContext = {
     runId: run.id,
+    organizationId: run.organization_id,
     nodeId: node.id,
     nodeType: node.type,
     attempt: job.attempt,
@@ -93,6 +96,7 @@ export async function invokeExecutor(
     tools: core.mediaTools,
     ...(core.nodeRoutes ? { routes: core.nodeRoutes } : {}),
     workDir: work.path,
+    providerJobs: providerJobs(core.db.pool, attemptKey),
   };
 
   const startedAt = new Date();
@@ -108,6 +112,8 @@ export async function invokeExecutor(
   } finally {
     await work.remove(core);
   }
+  if (result.usage)
+    await recordCharge(core.db.pool, { ...attemptKey, nodeType: node.type }, result.usage, result.cost ?? 0);
   return {
     nodeId: job.nodeId,
     attempt: job.attempt,

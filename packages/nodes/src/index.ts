@@ -27,3 +27,4 @@ export { guardedRequest, RefusedDestinationError } from './outbound/guarded-requ
 export { centredCrop } from './node-types/change-aspect-ratio';
 export { mapToPalette, paletteOf, type Palette } from './palette-map';
 export { parseBrand, brandOf, normalHex, type Brand, type BrandIssue } from './brand';
+export { guardedFetch, refusalOf } from './outbound/guarded-fetch';

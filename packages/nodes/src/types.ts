@@ -73,6 +73,8 @@ export interface NodeAssets {
 
 export interface NodeContext<P = Record<string, unknown>> {
   runId: string;
+  /** The organization the run belongs to: provider routes look up its own credentials and routes. */
+  organizationId: string;
   nodeId: string;
   nodeType: NodeType;
   attempt: number;
@@ -102,7 +104,40 @@ export interface NodeContext<P = Record<string, unknown>> {
    * (NODE_ROUTES and credentials): absent in a process that configured none.
    */
   routes?: NodeRoutes;
+  /**
+   * The provider job this attempt submitted, kept in PostgreSQL: a worker that
+   * takes the attempt over after a crash resumes that job instead of paying
+   * for a second one.
+   */
+  providerJobs: ProviderJobs;
 }
+
+/** A job a provider runs for a node (a queue request, a prediction, a video job). */
+export interface ProviderJobRef {
+  provider: string;
+  /** The provider's id of the job. */
+  id: string;
+  /** What polling it needs besides the id (a status URL, the model it runs on). */
+  state?: Record<string, unknown>;
+}
+
+/** The provider job of one node attempt (run, node, attempt). */
+export interface ProviderJobs {
+  /** The job an earlier execution of this attempt submitted, if any. */
+  recall(): Promise<ProviderJobRef | undefined>;
+  /** Records the job just submitted, before polling it. */
+  remember(job: ProviderJobRef): Promise<void>;
+}
+
+/** What a provider reported an execution used, in the units its prices are set in. */
+export interface ProviderUsage {
+  provider: string;
+  model: string;
+  units: Partial<Record<UsageUnit, number>>;
+}
+
+export type UsageUnit =
+  'input_tokens' | 'output_tokens' | 'images' | 'megapixels' | 'seconds' | 'characters' | 'requests' | 'items';
 
 /** A provider and model serving a node, and how to execute the node there. */
 export interface NodeRoute {
@@ -120,13 +155,19 @@ export interface NodeRoutes {
    * The route of a node of `type` with these params, or the setting that would
    * give it one; a NodeFailure when the params ask for what no deployment could give.
    */
-  routeFor(type: NodeType, params: Record<string, unknown>): NodeRoute | { missing: string };
+  routeFor(
+    type: NodeType,
+    params: Record<string, unknown>,
+    organizationId: string,
+  ): Promise<NodeRoute | { missing: string }>;
 }
 
 export interface NodeResult {
   output: NodeValue;
   /** Credits this execution consumed (default 0). */
   cost?: number;
+  /** What a provider reported it used, recorded with `cost` for the attempt. */
+  usage?: ProviderUsage;
   /** Set by human_review: the run parks with this proposal instead of continuing. */
   review?: ProposedOutput;
   /**

@@ -1,27 +1,35 @@
 // @weft/providers: the provider adapters. They serve the node types that
 // @weft/nodes declares with serving 'provider', reaching the nodes through
 // NodeContext.routes (ADR 0030): nodes never import this package.
-import { openAIAdapter, type OpenAISettings } from './openai/openai-adapter';
+import { deploymentAdapters } from './adapters';
+import type { OrganizationCredentials } from './credentials';
 import { nodeRoutes, type DeploymentRoutes } from './node-routes';
 import { parsePriceTable } from './prices';
+import type { ProviderAdapter } from './provider-adapter';
+import type { ProviderEnv } from './provider-env';
 import { parseRouteTable } from './route-table';
 
 export { parseRouteTable, type RouteEntry, type RouteTable } from './route-table';
-export { creditsFor, DEFAULT_PRICES, parsePriceTable, type PriceTable, type TokenPrice } from './prices';
+export { creditsFor, DEFAULT_PRICES, parsePriceTable, type PriceTable, type UnitPrice } from './prices';
 export type { DeploymentRoutes } from './node-routes';
-export type { OpenAISettings } from './openai/openai-adapter';
-export { priceTableEnvShape, providerRouteEnvShape } from './provider-env';
+export type { OrganizationCredentials, ProviderCredential } from './credentials';
+export type { ProviderAdapter } from './provider-adapter';
+export { priceTableEnvShape, providerRouteEnvShape, type ProviderEnv } from './provider-env';
 
-export interface ProviderSettings {
-  openai: OpenAISettings;
-  /** NODE_ROUTES as the operator wrote it. */
-  nodeRoutes?: string;
-  /** PRICE_TABLE as the operator wrote it (JSON). */
-  priceTable?: string;
+export interface RouteDependencies {
+  /** The organizations' own credentials (the worker's and gateway's PostgreSQL); without it only the deployment's serve. */
+  organizations?: OrganizationCredentials;
+  /** OUTBOUND_ALLOWED_HOSTS, which organizations' base URLs obey. */
+  outboundAllowList?: readonly string[];
+  /** Replaces the adapters the settings make (tests give the adapters of their doubles). */
+  adapters?: ProviderAdapter[];
 }
 
 /** The routes of a deployment from its settings; throws an Error naming a malformed setting. */
-export function createNodeRoutes(settings: ProviderSettings): DeploymentRoutes {
-  const prices = parsePriceTable(settings.priceTable);
-  return nodeRoutes([openAIAdapter(settings.openai, prices)], parseRouteTable(settings.nodeRoutes));
+export function createNodeRoutes(env: ProviderEnv, deps: RouteDependencies = {}): DeploymentRoutes {
+  return nodeRoutes(deps.adapters ?? deploymentAdapters(env), parseRouteTable(env.NODE_ROUTES), {
+    prices: parsePriceTable(env.PRICE_TABLE),
+    ...(deps.organizations ? { organizations: deps.organizations } : {}),
+    ...(deps.outboundAllowList ? { outboundAllowList: deps.outboundAllowList } : {}),
+  });
 }

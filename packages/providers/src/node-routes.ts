@@ -1,6 +1,8 @@
 import type { NodeType } from '@weft/contracts';
-import { NodeFailure, type NodeRoute, type NodeRoutes } from '@weft/nodes';
+import { guardedFetch, NodeFailure, parseAllowList, type NodeRoute, type NodeRoutes } from '@weft/nodes';
 import type { Capability } from './capability';
+import type { OrganizationCredentials, ProviderCredential } from './credentials';
+import type { PriceTable } from './prices';
 import type { ProviderAdapter } from './provider-adapter';
 import type { RouteTable } from './route-table';
 
@@ -8,63 +10,119 @@ import type { RouteTable } from './route-table';
 export interface DeploymentRoutes extends NodeRoutes {
   /** The provider and model a node of `type` with no provider params goes to; undefined when none. */
   defaultRoute(type: NodeType): { provider: string; model: string } | undefined;
+  /** The adapters, by provider name (the credentials API verifies keys through them). */
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  /** A client of `adapter` for `credential`, made once per credential (organization base URLs under the outbound rules). */
+  clientFor(adapter: ProviderAdapter, credential: ProviderCredential): unknown;
 }
 
+export interface RouteOptions {
+  prices: PriceTable;
+  /** The organizations' own credentials; without it only the deployment's serve. */
+  organizations?: OrganizationCredentials;
+  /** OUTBOUND_ALLOWED_HOSTS: what an organization's base URL may reach despite the address rules. */
+  outboundAllowList?: readonly string[];
+}
+
+/** Organization clients kept: enough for the organizations active at once, bounded all the same. */
+const MAX_ORG_CLIENTS = 256;
+
 /**
- * The routes of a deployment: NODE_ROUTES first, else the first configured
- * adapter serving the type, each with its default model; a node's
- * params.provider and params.model choose among what the deployment allows.
+ * The routes of a deployment: NODE_ROUTES first, else the first adapter
+ * serving the type with a credential (the organization's own, else the
+ * deployment's), each with its default model; a node's params.provider and
+ * params.model choose among what the deployment allows.
  */
-export function nodeRoutes(adapters: readonly ProviderAdapter[], table: RouteTable): DeploymentRoutes {
+export function nodeRoutes(
+  adapters: readonly ProviderAdapter[],
+  table: RouteTable,
+  options: RouteOptions,
+): DeploymentRoutes {
   const byName = new Map(adapters.map((a) => [a.provider, a]));
+  const deploymentClients = new Map<string, unknown>();
+  const orgClients = new Map<string, unknown>();
+  const orgFetch = guardedFetch(parseAllowList(options.outboundAllowList ?? []));
 
-  type Picked = { missing: string } | { adapter: ProviderAdapter; capability: Capability; model: string };
-
-  function pick(type: NodeType, provider: string | undefined, model: string | undefined): Picked {
-    const routed = table.get(type);
-    const name = provider ?? routed?.provider ?? adapters.find((a) => a.configured && a.capabilities[type])?.provider;
-    const servers = adapters.filter((a) => a.defaultModels[type]);
-    if (!name) {
-      const first = servers[0];
-      if (!first) return { missing: `no provider adapter of this version serves ${type}` };
-      return {
-        missing: `set ${first.credential} (and NODE_ROUTES=${type}=${first.provider}:<model> to choose a model)`,
-      };
+  function clientFor(adapter: ProviderAdapter, credential: ProviderCredential): unknown {
+    if (credential.origin.kind === 'deployment') {
+      if (!deploymentClients.has(adapter.provider)) {
+        // The operator's base URL is theirs to choose (ADR 0030): the process's own fetch.
+        deploymentClients.set(adapter.provider, adapter.connect(credential, undefined));
+      }
+      return deploymentClients.get(adapter.provider);
     }
-    const adapter = byName.get(name);
-    if (!adapter || !adapter.defaultModels[type]) {
-      const known = servers.map((a) => a.provider).join(', ') || 'none';
-      return { missing: `provider '${name}' does not serve ${type} in this version (providers serving it: ${known})` };
+    const key = `${credential.origin.id}`;
+    let client = orgClients.get(key);
+    if (client === undefined) {
+      client = adapter.connect(credential, credential.baseURL ? orgFetch : undefined);
+      if (orgClients.size >= MAX_ORG_CLIENTS) orgClients.delete(orgClients.keys().next().value!);
+      orgClients.set(key, client);
     }
-    const capability = adapter.capabilities[type];
-    if (!adapter.configured || !capability) {
-      return { missing: `set ${adapter.credential} (and NODE_ROUTES=${type}=${name}:<model> to choose a model)` };
-    }
-    const chosen = model ?? (provider === undefined || provider === routed?.provider ? routed?.model : undefined);
-    return { adapter, capability, model: chosen ?? capability.defaultModel };
+    return client;
   }
 
+  async function credentialOf(adapter: ProviderAdapter, organizationId: string) {
+    const own = await options.organizations?.forProvider(organizationId, adapter.provider);
+    return own ?? adapter.deployment;
+  }
+
+  const servers = (type: NodeType) => adapters.filter((a) => a.capabilities[type]);
+  const setThe = (adapter: ProviderAdapter, type: NodeType) =>
+    `set ${adapter.credential} or store the organization's own ${adapter.provider} credential (POST /credentials)` +
+    ` (and NODE_ROUTES=${type}=${adapter.provider}:<model> to choose a model)`;
+
   return {
-    routeFor(type, params): NodeRoute | { missing: string } {
-      const provider = typeof params.provider === 'string' ? params.provider : undefined;
+    adapters: byName,
+    clientFor,
+    async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string }> {
+      const asked = typeof params.provider === 'string' ? params.provider : undefined;
       const model = typeof params.model === 'string' ? params.model : undefined;
-      const found = pick(type, provider, model);
-      if ('missing' in found) {
-        // A provider the node asked for by name is the flow's mistake, not the deployment's.
-        if (provider !== undefined && !byName.get(provider)?.defaultModels[type]) {
-          throw new NodeFailure('invalid_input', `params.provider: ${found.missing}`);
+      const routed = table.get(type);
+      let adapter: ProviderAdapter | undefined;
+      let credential: ProviderCredential | undefined;
+      const name = asked ?? routed?.provider;
+      if (name !== undefined) {
+        adapter = byName.get(name);
+        if (!adapter?.capabilities[type]) {
+          const known =
+            servers(type)
+              .map((a) => a.provider)
+              .join(', ') || 'none';
+          const why = `provider '${name}' does not serve ${type} in this version (providers serving it: ${known})`;
+          // A provider the node asked for by name is the flow's mistake, not the deployment's.
+          if (asked !== undefined) throw new NodeFailure('invalid_input', `params.provider: ${why}`);
+          return { missing: why };
         }
-        return { missing: found.missing };
+        credential = await credentialOf(adapter, organizationId);
+      } else {
+        for (const candidate of servers(type)) {
+          credential = await credentialOf(candidate, organizationId);
+          adapter = candidate;
+          if (credential) break;
+        }
+        if (!adapter) return { missing: `no provider adapter of this version serves ${type}` };
       }
-      return {
-        provider: found.adapter.provider,
-        model: found.model,
-        execute: (ctx) => found.capability.execute(ctx, found.model),
+      if (!credential) return { missing: setThe(adapter, type) };
+      const capability = adapter.capabilities[type] as Capability<unknown>;
+      const chosen = model ?? (asked === undefined || asked === routed?.provider ? routed?.model : undefined);
+      const call = {
+        client: clientFor(adapter, credential),
+        provider: adapter.provider,
+        model: chosen ?? capability.defaultModel,
+        prices: options.prices,
+        credentialSource:
+          credential.origin.kind === 'deployment'
+            ? credential.origin.setting
+            : `the organization's credential ${credential.origin.id}`,
       };
+      return { provider: call.provider, model: call.model, execute: (ctx) => capability.execute(ctx, call) };
     },
     defaultRoute(type) {
-      const found = pick(type, undefined, undefined);
-      return 'missing' in found ? undefined : { provider: found.adapter.provider, model: found.model };
+      const routed = table.get(type);
+      const adapter = routed ? byName.get(routed.provider) : servers(type).find((a) => a.deployment !== undefined);
+      const capability = adapter?.capabilities[type];
+      if (!adapter?.deployment || !capability) return undefined;
+      return { provider: adapter.provider, model: routed?.model ?? capability.defaultModel };
     },
   };
 }

@@ -1,24 +1,34 @@
+import type { UsageUnit } from '@weft/nodes';
 import { z } from 'zod';
 
-// What provider calls cost, in credits (1 credit = US$0.001 by default): per
-// million input and output tokens, per `provider:model`, with a `provider:*`
-// entry for the models a provider serves that the table does not list.
-// PRICE_TABLE (JSON of the same shape) overrides or adds entries.
+// What provider calls cost, in credits (1 credit = US$0.001 by default), per
+// `provider:model`, with a `provider:*` entry for the models a provider serves
+// that the table does not list. A price names the units it charges: tokens
+// (per million, in and out), images, megapixels, seconds of media, thousands
+// of characters, requests, items. PRICE_TABLE (JSON of the same shape)
+// overrides or adds entries.
 
-export const TokenPrice = z
+export const UnitPrice = z
   .object({
     input_per_million: z.number().min(0),
     output_per_million: z.number().min(0),
+    per_image: z.number().min(0),
+    per_megapixel: z.number().min(0),
+    per_second: z.number().min(0),
+    per_thousand_characters: z.number().min(0),
+    per_request: z.number().min(0),
+    per_item: z.number().min(0),
   })
+  .partial()
   .strict();
-export type TokenPrice = z.infer<typeof TokenPrice>;
+export type UnitPrice = z.infer<typeof UnitPrice>;
 
 const PRICE_KEY = /^[a-z0-9_-]+:.+$/;
 
-export const PriceTable = z.record(z.string().regex(PRICE_KEY), TokenPrice);
+export const PriceTable = z.record(z.string().regex(PRICE_KEY), UnitPrice);
 export type PriceTable = z.infer<typeof PriceTable>;
 
-/** The defaults: list prices of the provider at the time of writing, in credits. */
+/** The defaults: list prices of each provider at the time of writing, in credits. */
 export const DEFAULT_PRICES: PriceTable = {
   'openai:gpt-4o-mini': { input_per_million: 150, output_per_million: 600 },
   'openai:gpt-4o': { input_per_million: 2500, output_per_million: 10_000 },
@@ -48,17 +58,32 @@ export function parsePriceTable(json: string | undefined): PriceTable {
   return { ...DEFAULT_PRICES, ...parsed.data };
 }
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+/** Each unit's price field and divisor. */
+const UNIT_PRICES: Record<UsageUnit, [keyof UnitPrice, number]> = {
+  input_tokens: ['input_per_million', 1_000_000],
+  output_tokens: ['output_per_million', 1_000_000],
+  images: ['per_image', 1],
+  megapixels: ['per_megapixel', 1],
+  seconds: ['per_second', 1],
+  characters: ['per_thousand_characters', 1000],
+  requests: ['per_request', 1],
+  items: ['per_item', 1],
+};
 
 /** The credits of a call: its price applied to the usage reported, rounded up to whole credits. */
-export function creditsFor(table: PriceTable, provider: string, model: string, usage: TokenUsage): number {
+export function creditsFor(
+  table: PriceTable,
+  provider: string,
+  model: string,
+  usage: Partial<Record<UsageUnit, number>>,
+): number {
   const price = table[`${provider}:${model}`] ?? table[`${provider}:*`];
   if (!price) return 0;
-  const exact =
-    (usage.inputTokens * price.input_per_million + usage.outputTokens * price.output_per_million) / 1_000_000;
+  let exact = 0;
+  for (const [unit, amount] of Object.entries(usage) as [UsageUnit, number][]) {
+    const [field, per] = UNIT_PRICES[unit];
+    exact += (amount * (price[field] ?? 0)) / per;
+  }
   // The tolerance keeps float noise (3.0000000000000004) from costing a credit.
   return Math.max(0, Math.ceil(exact - 1e-9));
 }

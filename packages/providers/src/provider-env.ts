@@ -1,4 +1,4 @@
-import { envOptionalString } from '@weft/config';
+import { envList, envOptionalString } from '@weft/config';
 import { z } from 'zod';
 import { parsePriceTable } from './prices';
 import { parseRouteTable } from './route-table';
@@ -13,18 +13,35 @@ const parsedBy = (parse: (text: string | undefined) => unknown) => (text: string
   }
 };
 
-/** The settings of the provider routes, read alike by the gateway (to describe them) and the worker (to call them). */
+const baseUrl = () => envOptionalString().pipe(z.url().optional());
+
+/**
+ * The settings of the provider routes, read alike by the gateway (to describe
+ * them) and the worker (to call them). Keys are secrets: never logged.
+ */
 export const providerRouteEnvShape = {
-  /** The key of the OpenAI-compatible server: enables the types it serves (llm). A secret: never logged. */
+  /** The key of the OpenAI-compatible server: enables the types it serves. */
   OPENAI_API_KEY: envOptionalString(),
   /** Another OpenAI-compatible server (Azure, Groq, Together, OpenRouter, vLLM, Ollama); default OpenAI's. */
-  OPENAI_BASE_URL: envOptionalString().pipe(z.url().optional()),
+  OPENAI_BASE_URL: baseUrl(),
   /** type=provider[:model],... : which provider and model serve each type (default: each type's documented route). */
   NODE_ROUTES: envOptionalString().superRefine(parsedBy(parseRouteTable)),
+  /**
+   * Destinations nodes and organizations' provider base URLs may reach despite
+   * the address rules: host names, IPs or CIDR ranges.
+   */
+  OUTBOUND_ALLOWED_HOSTS: envList().default([]),
 };
 
 /** What provider calls cost: read by the worker, which charges them. */
 export const priceTableEnvShape = {
-  /** JSON {"provider:model": {input_per_million, output_per_million}} in credits, over the defaults. */
+  /** JSON {"provider:model": {input_per_million, per_image, ...}} in credits, over the defaults. */
   PRICE_TABLE: envOptionalString().superRefine(parsedBy(parsePriceTable)),
+};
+
+/** The provider settings as a process's config holds them. */
+export type ProviderEnv = {
+  [K in keyof typeof providerRouteEnvShape]?: z.output<(typeof providerRouteEnvShape)[K]>;
+} & {
+  PRICE_TABLE?: string | undefined;
 };

@@ -22,7 +22,7 @@ const workerLog: string[] = [];
 beforeAll(async () => {
   double = await startOpenAIDouble();
   const routes = (nodeRoutes: string | undefined, apiKey: string | undefined) =>
-    createNodeRoutes({ openai: { apiKey, baseURL: double.baseURL }, ...(nodeRoutes ? { nodeRoutes } : {}) });
+    createNodeRoutes({ OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: double.baseURL, NODE_ROUTES: nodeRoutes });
   [stack, routed, keyless] = await Promise.all([
     startRunStack(
       {},
@@ -169,10 +169,25 @@ test('the cost is the price applied to the usage reported, rounded up, charged o
   expect(run.status).toBe('completed');
   expect(run.cost).toBe(6);
   expect(await balanceOf(stack.gw.deps.db, org.id)).toBe(before - 6);
+  // The attempt's charge is recorded with the usage, provider and model it was priced from.
+  const { rows } = await stack.gw.deps.db.pool.query(
+    'SELECT node_id, node_type, provider, model, usage, credits FROM node_charges WHERE run_id = $1',
+    [run.id],
+  );
+  expect(rows).toEqual([
+    {
+      node_id: 'write',
+      node_type: 'llm',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      usage: { input_tokens: 12_345, output_tokens: 6_789 },
+      credits: 6,
+    },
+  ]);
 });
 
 test.each([
-  ['unauthorized', 'provider_auth_required', /refused the deployment's credentials \(HTTP 401\)/],
+  ['unauthorized', 'provider_auth_required', /refused the credentials \(HTTP 401\); check OPENAI_API_KEY/],
   ['content_policy', 'content_policy', /safety system/],
   ['bad_request', 'invalid_input', /Invalid value for 'temperature'/],
 ] as const)('a %s answer fails the run with %s', async (outcome, reason, message) => {
@@ -214,7 +229,7 @@ test('no OPENAI_API_KEY: provider_auth_required naming the setting', async () =>
   const failure = failureOf(run);
   expect(failure.reason).toBe('provider_auth_required');
   expect(failure.error).toBe(
-    "Node 'write' (llm) has no provider in this deployment: set OPENAI_API_KEY (and NODE_ROUTES=llm=openai:<model> to choose a model)",
+    "Node 'write' (llm) has no provider in this deployment: set OPENAI_API_KEY or store the organization's own openai credential (POST /credentials) (and NODE_ROUTES=llm=openai:<model> to choose a model)",
   );
   expect(requests).toHaveLength(0);
 });

@@ -36,9 +36,9 @@ export function notConfigured(type: NodeType, nodeId: string): NodeFailure {
 }
 
 /** The routes' own refusals (a params.provider the deployment has not) say which node they are about. */
-function namingNode<T>(nodeId: string, type: NodeType, find: () => T): T {
+async function namingNode<T>(nodeId: string, type: NodeType, find: () => Promise<T>): Promise<T> {
   try {
-    return find();
+    return await find();
   } catch (err) {
     if (err instanceof NodeFailure) throw new NodeFailure(err.reason, `Node '${nodeId}' (${type}): ${err.message}`);
     throw err;
@@ -60,7 +60,9 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     estimateCost: () => spec.reserve ?? 0,
     async execute(ctx) {
       if (!ctx.routes) throw notConfigured(spec.type, ctx.nodeId);
-      const route = namingNode(ctx.nodeId, spec.type, () => ctx.routes!.routeFor(spec.type, ctx.params));
+      const route = await namingNode(ctx.nodeId, spec.type, () =>
+        ctx.routes!.routeFor(spec.type, ctx.params, ctx.organizationId),
+      );
       if ('missing' in route) {
         throw new NodeFailure(
           'provider_auth_required',

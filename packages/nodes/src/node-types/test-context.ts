@@ -1,6 +1,6 @@
 import { parseNodeParams } from '../node-params';
 import { definitionOf } from '../registry';
-import type { NodeAssets, NodeContext, NodeResult } from '../types';
+import type { NodeAssets, NodeContext, NodeResult, ProviderJobRef, ProviderJobs } from '../types';
 
 // For unit tests of a node type's execute: a context with nothing behind it
 // but what the test gives. Tests through the API use the real engine.
@@ -18,10 +18,22 @@ export const NO_ASSETS: NodeAssets = {
   copy: nothing,
 };
 
+/** Provider jobs kept in memory, as the engine keeps them in PostgreSQL per attempt. */
+export function memoryProviderJobs(): ProviderJobs & { job?: ProviderJobRef } {
+  const jobs: ProviderJobs & { job?: ProviderJobRef } = {
+    recall: async () => jobs.job,
+    remember: async (job) => {
+      jobs.job = job;
+    },
+  };
+  return jobs;
+}
+
 /** A context for a node of `type`; `params` are parsed by the type's schema, as the engine does. */
 export function testContext(type: string, over: Partial<NodeContext> = {}): NodeContext {
   return {
     runId: 'r',
+    organizationId: 'o',
     nodeId: 'n',
     nodeType: type as NodeContext['nodeType'],
     attempt: 0,
@@ -33,6 +45,7 @@ export function testContext(type: string, over: Partial<NodeContext> = {}): Node
     imageLimits: { maxPixels: 100_000_000 },
     tools: { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', espeak: 'espeak-ng' },
     workDir: nothing,
+    providerJobs: memoryProviderJobs(),
     ...over,
     params: parseNodeParams(type, over.nodeId ?? 'n', over.params),
   };

@@ -49,7 +49,7 @@ export async function guardedRequest(req: OutboundRequest): Promise<OutboundResp
   }
 }
 
-function checkedLookup(allow: AllowList): net.LookupFunction {
+export function checkedLookup(allow: AllowList): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
       if (err) return callback(err, '', 0);

@@ -1,19 +1,20 @@
 import { NodeFailure, type NodeContext, type NodeResult } from '@weft/nodes';
 import type OpenAI from 'openai';
-import type { Capability } from '../capability';
-import { creditsFor, type PriceTable } from '../prices';
+import { metered, type Capability, type ProviderCall } from '../capability';
 import { openAIFailure } from './openai-failures';
 import { llmRequest, type LlmParams } from './llm-request';
 
 /** `llm` through chat completions of any OpenAI-compatible server. */
-export function openAILlm(client: OpenAI, prices: PriceTable): Capability {
+export function openAILlm(): Capability<OpenAI> {
   return {
     defaultModel: 'gpt-4o-mini',
-    async execute(ctx: NodeContext, model: string): Promise<NodeResult> {
-      const body = await llmRequest(ctx, model);
-      const completion = await client.chat.completions.create(body, { signal: ctx.signal }).catch((err: unknown) => {
-        throw openAIFailure(err, ctx.nodeId);
-      });
+    async execute(ctx: NodeContext, call: ProviderCall<OpenAI>): Promise<NodeResult> {
+      const body = await llmRequest(ctx, call.model);
+      const completion = await call.client.chat.completions
+        .create(body, { signal: ctx.signal })
+        .catch((err: unknown) => {
+          throw openAIFailure(err, ctx.nodeId, call.credentialSource);
+        });
       const choice = completion.choices[0];
       if (choice?.finish_reason === 'content_filter') {
         throw new NodeFailure(
@@ -27,18 +28,18 @@ export function openAILlm(client: OpenAI, prices: PriceTable): Capability {
         if (refusal) throw new NodeFailure('content_policy', `Node '${ctx.nodeId}': the model refused: ${refusal}`);
         throw new NodeFailure('provider_error', `Node '${ctx.nodeId}': the provider answered no text`);
       }
-      const cost = creditsFor(prices, 'openai', model, {
-        inputTokens: completion.usage?.prompt_tokens ?? 0,
-        outputTokens: completion.usage?.completion_tokens ?? 0,
+      const charge = metered(call, {
+        input_tokens: completion.usage?.prompt_tokens ?? 0,
+        output_tokens: completion.usage?.completion_tokens ?? 0,
       });
-      if (!(ctx.params as LlmParams).json_schema) return { output: { type: 'text', value: content }, cost };
+      if (!(ctx.params as LlmParams).json_schema) return { output: { type: 'text', value: content }, ...charge };
       let data: unknown;
       try {
         data = JSON.parse(content);
       } catch {
         throw new NodeFailure('provider_error', `Node '${ctx.nodeId}': the model's answer is not the JSON asked for`);
       }
-      return { output: { type: 'data', value: data }, cost };
+      return { output: { type: 'data', value: data }, ...charge };
     },
   };
 }

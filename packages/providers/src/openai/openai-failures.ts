@@ -1,5 +1,5 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import { NodeFailure } from '@weft/nodes';
+import { NodeFailure, refusalOf } from '@weft/nodes';
 
 const CONTENT_POLICY_CODES = new Set(['content_policy_violation', 'content_filter']);
 
@@ -11,9 +11,12 @@ const said = (err: APIError) => (err.message.length > 300 ? `${err.message.slice
  * worth retrying (429, 5xx, connection failures), so what reaches here is
  * final. An abort is returned as is: the engine tells cancellation from timeout.
  */
-export function openAIFailure(err: unknown, nodeId: string): unknown {
+export function openAIFailure(err: unknown, nodeId: string, credentialSource = 'OPENAI_API_KEY'): unknown {
   if (err instanceof APIUserAbortError || !(err instanceof APIError)) return err;
   if (err instanceof APIConnectionError) {
+    const refused = refusalOf(err);
+    if (refused)
+      return new NodeFailure('invalid_input', `Node '${nodeId}': the provider's base URL: ${refused.message}`);
     return new NodeFailure('provider_error', `Node '${nodeId}': the provider could not be reached`);
   }
   const status = err.status ?? 0;
@@ -21,7 +24,7 @@ export function openAIFailure(err: unknown, nodeId: string): unknown {
     // Never the provider's message: a 401 quotes part of the key it was given.
     return new NodeFailure(
       'provider_auth_required',
-      `Node '${nodeId}': the provider refused the deployment's credentials (HTTP ${status}); check OPENAI_API_KEY`,
+      `Node '${nodeId}': the provider refused the credentials (HTTP ${status}); check ${credentialSource}`,
     );
   }
   if (status >= 400 && status < 500 && CONTENT_POLICY_CODES.has(err.code ?? '')) {

@@ -1,0 +1,11 @@
+import { openAIAdapter } from './openai/openai-adapter';
+import type { ProviderAdapter } from './provider-adapter';
+import type { ProviderEnv } from './provider-env';
+
+/**
+ * Every adapter of this version, from the deployment's settings, in the order
+ * the routes try them for a type NODE_ROUTES does not name.
+ */
+export function deploymentAdapters(env: ProviderEnv): ProviderAdapter[] {
+  return [openAIAdapter({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL })];
+}
