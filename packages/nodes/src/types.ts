@@ -153,13 +153,14 @@ export interface NodeRoute {
 export interface NodeRoutes {
   /**
    * The route of a node of `type` with these params, or the setting that would
-   * give it one; a NodeFailure when the params ask for what no deployment could give.
+   * give it one, or `local` for a type with a local route that nothing routes
+   * elsewhere; a NodeFailure when the params ask for what no deployment could give.
    */
   routeFor(
     type: NodeType,
     params: Record<string, unknown>,
     organizationId: string,
-  ): Promise<NodeRoute | { missing: string }>;
+  ): Promise<NodeRoute | { missing: string } | { local: true }>;
 }
 
 export interface NodeResult {

@@ -1,5 +1,5 @@
 import type { NodeType } from '@weft/contracts';
-import { guardedFetch, NodeFailure, parseAllowList, type NodeRoute, type NodeRoutes } from '@weft/nodes';
+import { definitionOf, guardedFetch, NodeFailure, parseAllowList, type NodeRoute, type NodeRoutes } from '@weft/nodes';
 import type { Capability } from './capability';
 import type { OrganizationCredentials, ProviderCredential } from './credentials';
 import type { PriceTable } from './prices';
@@ -74,10 +74,14 @@ export function nodeRoutes(
   return {
     adapters: byName,
     clientFor,
-    async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string }> {
+    async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string } | { local: true }> {
       const asked = typeof params.provider === 'string' ? params.provider : undefined;
       const model = typeof params.model === 'string' ? params.model : undefined;
       const routed = table.get(type);
+      // A type the worker serves itself goes to a provider only when asked for or routed to one.
+      if (definitionOf(type).localRoute && (asked === 'local' || (asked === undefined && !routed))) {
+        return { local: true };
+      }
       let adapter: ProviderAdapter | undefined;
       let credential: ProviderCredential | undefined;
       const name = asked ?? routed?.provider;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineNode, type NodeDefinition, type PortSpec, type Serving } from '../definition';
 import { audioPort, imagePort, mediaPort, providerParams, textPort, textsPort, videoPort } from '../ports';
 import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
-import { NodeFailure } from '../types';
+import { executeRouted } from '../provider-route';
 
 // The node types served by provider adapters (extensions.md 5.3): their ports
 // and params, which every adapter serving a type takes alike. The adapter is
@@ -27,24 +27,6 @@ interface ProviderType<S extends z.ZodRawShape> {
   reserve?: number;
 }
 
-/** The failure of a node whose type no adapter serves in this deployment. */
-export function notConfigured(type: NodeType, nodeId: string): NodeFailure {
-  return new NodeFailure(
-    'provider_auth_required',
-    `Node '${nodeId}' (${type}) is served by a provider adapter, not configured in this deployment`,
-  );
-}
-
-/** The routes' own refusals (a params.provider the deployment has not) say which node they are about. */
-async function namingNode<T>(nodeId: string, type: NodeType, find: () => Promise<T>): Promise<T> {
-  try {
-    return await find();
-  } catch (err) {
-    if (err instanceof NodeFailure) throw new NodeFailure(err.reason, `Node '${nodeId}' (${type}): ${err.message}`);
-    throw err;
-  }
-}
-
 function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
   return defineNode({
     type: spec.type,
@@ -58,19 +40,7 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     defaultTimeoutMs: spec.defaultTimeoutMs,
     maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
     estimateCost: () => spec.reserve ?? 0,
-    async execute(ctx) {
-      if (!ctx.routes) throw notConfigured(spec.type, ctx.nodeId);
-      const route = await namingNode(ctx.nodeId, spec.type, () =>
-        ctx.routes!.routeFor(spec.type, ctx.params, ctx.organizationId),
-      );
-      if ('missing' in route) {
-        throw new NodeFailure(
-          'provider_auth_required',
-          `Node '${ctx.nodeId}' (${spec.type}) has no provider in this deployment: ${route.missing}`,
-        );
-      }
-      return route.execute(ctx);
-    },
+    execute: (ctx) => executeRouted(spec.type, ctx),
   });
 }
 

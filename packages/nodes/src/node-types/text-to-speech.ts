@@ -6,6 +6,7 @@ import { defineNode } from '../definition';
 import { knownMetadata } from '../known-metadata';
 import { providerParams, textPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
+import { executeRouted } from '../provider-route';
 import { NodeFailure } from '../types';
 import { asText, single } from '../values';
 
@@ -21,7 +22,11 @@ export const textToSpeech = defineNode({
   inputs: { text: textPort('What to say') },
   params: z.object({
     ...providerParams,
-    voice: z.string().min(1).default('en').describe('A voice name or language'),
+    voice: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A voice: espeak-ng's name or language (default en), or the provider's voice (default its own)"),
     speed: z.number().min(80).max(450).optional().describe('Words per minute'),
   }),
   output: { kinds: ['audio'] },
@@ -31,47 +36,49 @@ export const textToSpeech = defineNode({
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  async execute(ctx) {
-    const text = asText(single(ctx, 'text')).trim();
-    if (text === '') throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the text at input 'text' is empty`);
-    const dir = await ctx.workDir();
-    const textFile = path.join(dir, 'speech.txt');
-    const output = path.join(dir, 'speech.wav');
-    await fs.writeFile(textFile, text);
-    try {
-      await speak(
-        { espeak: ctx.tools.espeak, signal: ctx.signal },
+  execute: (ctx) =>
+    executeRouted('text_to_speech', ctx, async () => {
+      const text = asText(single(ctx, 'text')).trim();
+      if (text === '')
+        throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': the text at input 'text' is empty`);
+      const dir = await ctx.workDir();
+      const textFile = path.join(dir, 'speech.txt');
+      const output = path.join(dir, 'speech.wav');
+      await fs.writeFile(textFile, text);
+      try {
+        await speak(
+          { espeak: ctx.tools.espeak, signal: ctx.signal },
+          {
+            voice: ctx.params.voice ?? 'en',
+            ...(ctx.params.speed !== undefined ? { wordsPerMinute: ctx.params.speed } : {}),
+            textFile,
+            output,
+          },
+        );
+      } catch (err) {
+        if (!(err instanceof UnknownVoiceError)) throw err;
+        throw new NodeFailure(
+          'invalid_input',
+          `Node '${ctx.nodeId}': params.voice '${ctx.params.voice ?? 'en'}' is not a voice of espeak-ng (a language like en, fr, de)`,
+        );
+      }
+      const wav = await wavInfo(output);
+      const id = await ctx.assets.store(
         {
-          voice: ctx.params.voice,
-          ...(ctx.params.speed !== undefined ? { wordsPerMinute: ctx.params.speed } : {}),
-          textFile,
-          output,
+          path: output,
+          contentType: 'audio/wav',
+          mediaType: 'audio',
+          extension: 'wav',
+          metadata: knownMetadata({
+            codec: 'pcm_s16le',
+            duration: wav?.duration,
+            sample_rate: wav?.sampleRate,
+            channels: wav?.channels,
+          }),
         },
+        0,
+        ctx.signal,
       );
-    } catch (err) {
-      if (!(err instanceof UnknownVoiceError)) throw err;
-      throw new NodeFailure(
-        'invalid_input',
-        `Node '${ctx.nodeId}': params.voice '${ctx.params.voice}' is not a voice of espeak-ng (a language like en, fr, de)`,
-      );
-    }
-    const wav = await wavInfo(output);
-    const id = await ctx.assets.store(
-      {
-        path: output,
-        contentType: 'audio/wav',
-        mediaType: 'audio',
-        extension: 'wav',
-        metadata: knownMetadata({
-          codec: 'pcm_s16le',
-          duration: wav?.duration,
-          sample_rate: wav?.sampleRate,
-          channels: wav?.channels,
-        }),
-      },
-      0,
-      ctx.signal,
-    );
-    return { output: { type: 'audio', value: [id] } };
-  },
+      return { output: { type: 'audio', value: [id] } };
+    }),
 });

@@ -7,7 +7,7 @@ import { providerParams, videoPort } from '../ports';
 import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
-import { notConfigured } from './provider-types';
+import { executeRouted } from '../provider-route';
 
 const PORT = 'video';
 const MODEL = 'lanczos';
@@ -39,56 +39,56 @@ export const upscaleVideo = defineNode({
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  async execute(ctx) {
-    const { factor, provider, model } = ctx.params;
-    // No adapter serves the type in this version: a node that asks for one cannot run here.
-    if (provider !== undefined && provider !== 'local') throw notConfigured('upscale_video', ctx.nodeId);
-    if (model !== undefined && model !== MODEL) {
-      throw new NodeFailure(
-        'invalid_input',
-        `Node '${ctx.nodeId}': params.model '${model}' is not served here (only '${MODEL}')`,
-      );
-    }
-    const ids = sourceIds(ctx, PORT);
-    const dir = await ctx.workDir();
-    const produced = await storeEach(ctx, ids, async (id, index) => {
-      const source = await openSource(ctx, PORT, id, 'video');
-      const video = source.video!;
-      // Sides of the result made even (H.264), from the source's possibly odd ones.
-      const width = 2 * Math.floor((video.width * factor) / 2);
-      const height = 2 * Math.floor((video.height * factor) / 2);
-      if (width > MAX_SIDE || height > MAX_SIDE) {
-        throw sourceFailure(
-          ctx,
-          PORT,
-          id,
-          `is ${video.width}×${video.height}: ${factor} times that is over ${MAX_SIDE} pixels a side`,
+  execute: (ctx) =>
+    executeRouted('upscale_video', ctx, async () => {
+      const { factor, model } = ctx.params;
+      // The local route has one model: a node that names another must route to a provider.
+      if (model !== undefined && model !== MODEL) {
+        throw new NodeFailure(
+          'invalid_input',
+          `Node '${ctx.nodeId}': params.model '${model}' is not served here (only '${MODEL}')`,
         );
       }
-      const out = path.join(dir, `upscaled-${index}.mp4`);
-      await runOnSources(
-        ctx,
-        [source],
-        [
-          ...inputArgs([source]),
-          '-map',
-          `0:${video.stream}`,
-          '-vf',
-          `scale=${width}:${height}:flags=${MODEL},format=yuv420p`,
-          ...(source.audio ? ['-map', '0:a:0'] : []),
-          ...H264_AAC_MP4,
-          out,
-        ],
-      );
-      const metadata = producedVideoMetadata({
-        width,
-        height,
-        frameRate: video.frameRate,
-        duration: source.duration,
-        audio: source.audio,
+      const ids = sourceIds(ctx, PORT);
+      const dir = await ctx.workDir();
+      const produced = await storeEach(ctx, ids, async (id, index) => {
+        const source = await openSource(ctx, PORT, id, 'video');
+        const video = source.video!;
+        // Sides of the result made even (H.264), from the source's possibly odd ones.
+        const width = 2 * Math.floor((video.width * factor) / 2);
+        const height = 2 * Math.floor((video.height * factor) / 2);
+        if (width > MAX_SIDE || height > MAX_SIDE) {
+          throw sourceFailure(
+            ctx,
+            PORT,
+            id,
+            `is ${video.width}×${video.height}: ${factor} times that is over ${MAX_SIDE} pixels a side`,
+          );
+        }
+        const out = path.join(dir, `upscaled-${index}.mp4`);
+        await runOnSources(
+          ctx,
+          [source],
+          [
+            ...inputArgs([source]),
+            '-map',
+            `0:${video.stream}`,
+            '-vf',
+            `scale=${width}:${height}:flags=${MODEL},format=yuv420p`,
+            ...(source.audio ? ['-map', '0:a:0'] : []),
+            ...H264_AAC_MP4,
+            out,
+          ],
+        );
+        const metadata = producedVideoMetadata({
+          width,
+          height,
+          frameRate: video.frameRate,
+          duration: source.duration,
+          audio: source.audio,
+        });
+        return { path: out, ...MP4_OUTPUT, metadata };
       });
-      return { path: out, ...MP4_OUTPUT, metadata };
-    });
-    return { output: { type: 'videos', value: produced } };
-  },
+      return { output: { type: 'videos', value: produced } };
+    }),
 });

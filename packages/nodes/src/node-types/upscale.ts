@@ -4,7 +4,7 @@ import { imageFile, keptFormat, mapImages, orUnreadable } from '../image-io';
 import { imagePort, providerParams } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
-import { notConfigured } from './provider-types';
+import { executeRouted } from '../provider-route';
 
 const PORT = 'image';
 
@@ -31,29 +31,29 @@ export const upscale = defineNode({
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   estimateCost: () => 0,
-  async execute(ctx) {
-    const { provider, factor } = ctx.params;
-    if (provider !== undefined && provider !== 'local') throw notConfigured('upscale', ctx.nodeId);
-    const produced = await mapImages(ctx, PORT, async ({ id, image, width, height }) => {
-      const size = { width: width * factor, height: height * factor };
-      // The result must stay decodable downstream, under the same limit as its input.
-      if (size.width * size.height > ctx.imageLimits.maxPixels) {
-        throw new NodeFailure(
-          'invalid_input',
-          `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${id}) would be ${size.width}×${size.height} ` +
-            `upscaled, over the limit of ${ctx.imageLimits.maxPixels} pixels`,
+  execute: (ctx) =>
+    executeRouted('upscale', ctx, async () => {
+      const { factor } = ctx.params;
+      const produced = await mapImages(ctx, PORT, async ({ id, image, width, height }) => {
+        const size = { width: width * factor, height: height * factor };
+        // The result must stay decodable downstream, under the same limit as its input.
+        if (size.width * size.height > ctx.imageLimits.maxPixels) {
+          throw new NodeFailure(
+            'invalid_input',
+            `Node '${ctx.nodeId}': the image at input '${PORT}' (asset ${id}) would be ${size.width}×${size.height} ` +
+              `upscaled, over the limit of ${ctx.imageLimits.maxPixels} pixels`,
+          );
+        }
+        const format = keptFormat(image.meta);
+        const bytes = await orUnreadable(ctx, PORT, id, () =>
+          image
+            .pipeline()
+            .resize({ ...size, fit: 'fill', kernel: 'lanczos3' })
+            .toFormat(format)
+            .toBuffer(),
         );
-      }
-      const format = keptFormat(image.meta);
-      const bytes = await orUnreadable(ctx, PORT, id, () =>
-        image
-          .pipeline()
-          .resize({ ...size, fit: 'fill', kernel: 'lanczos3' })
-          .toFormat(format)
-          .toBuffer(),
-      );
-      return imageFile(bytes, format, { ...size, upscale_factor: factor });
-    });
-    return { output: { type: 'images', value: produced } };
-  },
+        return imageFile(bytes, format, { ...size, upscale_factor: factor });
+      });
+      return { output: { type: 'images', value: produced } };
+    }),
 });
