@@ -1,6 +1,7 @@
 import { createDb } from '@weft/db';
 import { createEngine, createRunQueues } from '@weft/engine';
 import { tracePool } from '@weft/media';
+import { credentialStoreFor } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
 import { createAssetJobProducer, openObservedQueues } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
@@ -98,6 +99,7 @@ export function createGatewayRuntime(
     // Durability tests only: the process dies between a run's commit and its enqueue.
     ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
   });
+  const credentials = credentialStoreFor(db.pool, config.CREDENTIALS_KEY);
   const deps: GatewayDeps = {
     config,
     db,
@@ -116,7 +118,11 @@ export function createGatewayRuntime(
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
     metrics,
     observedQueues: observed.queues,
-    nodeRoutes: createNodeRoutes(config, { outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS }),
+    nodeRoutes: createNodeRoutes(config, {
+      outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
+      ...(credentials ? { organizations: credentials } : {}),
+    }),
+    credentials,
   };
   return {
     deps,

@@ -9,6 +9,7 @@ import {
   parseEnv,
   s3EnvShape,
 } from '@weft/config';
+import { credentialsEnvShape } from '@weft/credentials';
 import { providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
@@ -76,6 +77,7 @@ const GatewayEnv = z.object({
   ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
   /** Provider routes, shown by GET /node-types (the key itself never is): the same values as the workers'. */
   ...providerRouteEnvShape,
+  ...credentialsEnvShape,
   /** Fault injection for durability tests: exit right after a run is committed, before it is enqueued. Never set it in production. */
   RUN_FAULT_EXIT_AFTER_COMMIT: envBool().default(false),
 });

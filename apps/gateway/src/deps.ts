@@ -1,4 +1,5 @@
 import type { AdmissionGate } from '@weft/admission';
+import type { CredentialStore } from '@weft/credentials';
 import type { Db } from '@weft/db';
 import type { EndedRunCache } from './runs/ended-run-cache';
 import type { Engine } from '@weft/engine';
@@ -44,4 +45,6 @@ export interface GatewayDeps {
   observedQueues: Queue[];
   /** The provider routes of the deployment, as GET /node-types describes them (the gateway calls no provider). */
   nodeRoutes: DeploymentRoutes;
+  /** Organizations' provider credentials; undefined when CREDENTIALS_KEY is unset. */
+  credentials: CredentialStore | undefined;
 }

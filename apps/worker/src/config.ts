@@ -1,4 +1,5 @@
 import { envInt, envLogLevel, envOptionalString, envString, otelEnvShape, parseEnv, s3EnvShape } from '@weft/config';
+import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
@@ -51,6 +52,7 @@ const WorkerEnv = z.object({
   // Provider adapters (docs/providers.md).
   ...providerRouteEnvShape,
   ...priceTableEnvShape,
+  ...credentialsEnvShape,
   /** How often pending assets whose job went missing are looked for. */
   ASSET_SWEEP_INTERVAL_MS: envInt(1000, 3_600_000).default(60_000),
 });

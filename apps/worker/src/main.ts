@@ -6,6 +6,7 @@ import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
 import { startNodeWorkers } from '@weft/engine';
 import { readiness } from '@weft/health';
+import { credentialStoreFor } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
 import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
@@ -61,6 +62,7 @@ async function main() {
     workerId,
     intervalMs: config.WORKER_HEARTBEAT_INTERVAL_MS,
   });
+  const credentials = credentialStoreFor(db.pool, config.CREDENTIALS_KEY);
   const nodeWorkers = await startNodeWorkers({
     db,
     storage,
@@ -78,7 +80,10 @@ async function main() {
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },
-    nodeRoutes: createNodeRoutes(config, { outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS }),
+    nodeRoutes: createNodeRoutes(config, {
+      outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
+      ...(credentials ? { organizations: credentials } : {}),
+    }),
   });
   const assetWorker = await startAssetWorker({
     db,

@@ -9,3 +9,4 @@ export * from './runs';
 export * from './assets';
 export * from './storable-text';
 export * from './node-types';
+export * from './credentials';

@@ -22,8 +22,8 @@ export {
 export { flowNodeIssues, NODE_ISSUE } from './flow-check';
 export { estimateFlowCost, parseNodeParams, paramsJsonSchema } from './node-params';
 export { MEDIA_MAX_TIMEOUT_MS, PROVIDER_MAX_TIMEOUT_MS, QUICK_MAX_TIMEOUT_MS } from './timeouts';
-export { parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
-export { guardedRequest, RefusedDestinationError } from './outbound/guarded-request';
+export { hostAllowed, parseAllowList, refusedAddress, type AllowList } from './outbound/address-policy';
+export { checkedLookup, guardedRequest, RefusedDestinationError } from './outbound/guarded-request';
 export { centredCrop } from './node-types/change-aspect-ratio';
 export { mapToPalette, paletteOf, type Palette } from './palette-map';
 export { parseBrand, brandOf, normalHex, type Brand, type BrandIssue } from './brand';

@@ -37,6 +37,10 @@ export const providerParams = {
     .optional()
     .describe('A provider this deployment allows for the type, instead of its route'),
   model: z.string().min(1).optional().describe("The provider's model, instead of the route's"),
+  credential_id: z
+    .uuid()
+    .optional()
+    .describe("One of the organization's stored credentials (POST /credentials) to call the provider with"),
   options: z
     .record(z.string(), z.unknown())
     .optional()

@@ -1,5 +1,6 @@
 import { openAIAdapter } from './openai/openai-adapter';
 import type { ProviderAdapter } from './provider-adapter';
+import { s3Adapter } from './s3/s3-adapter';
 import type { ProviderEnv } from './provider-env';
 
 /**
@@ -7,5 +8,8 @@ import type { ProviderEnv } from './provider-env';
  * the routes try them for a type NODE_ROUTES does not name.
  */
 export function deploymentAdapters(env: ProviderEnv): ProviderAdapter[] {
-  return [openAIAdapter({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL })];
+  return [
+    openAIAdapter({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }),
+    s3Adapter(env.OUTBOUND_ALLOWED_HOSTS ?? []),
+  ];
 }

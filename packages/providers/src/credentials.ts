@@ -5,7 +5,7 @@ export interface ProviderCredential {
   /** Another server speaking the provider's protocol. */
   baseURL?: string;
   /** What else the provider needs that is not secret (S3: endpoint, region, bucket, access key id). */
-  settings?: Record<string, string>;
+  settings?: Record<string, string | boolean>;
   /** Where it comes from: the deployment's, or an organization's stored credential (its id). */
   origin: { kind: 'deployment'; setting: string } | { kind: 'organization'; id: string };
 }

@@ -33,5 +33,5 @@ export function createNodeRoutes(env: ProviderEnv, deps: RouteDependencies = {})
     ...(deps.outboundAllowList ? { outboundAllowList: deps.outboundAllowList } : {}),
   });
 }
-export { storeResultBytes, storeResultUrl, type ResultKind } from './results';
+export { storeResultBytes, storeResultStream, storeResultUrl, type ResultKind } from './results';
 export { metered, type Capability, type ProviderCall } from './capability';

@@ -14,6 +14,11 @@ export interface DeploymentRoutes extends NodeRoutes {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   /** A client of `adapter` for `credential`, made once per credential (organization base URLs under the outbound rules). */
   clientFor(adapter: ProviderAdapter, credential: ProviderCredential): unknown;
+  /**
+   * Checks a credential with the provider before it is stored: resolves when
+   * the provider accepts it, throws what the SDK threw otherwise.
+   */
+  verify(provider: string, credential: ProviderCredential, signal: AbortSignal): Promise<void>;
 }
 
 export interface RouteOptions {
@@ -71,21 +76,46 @@ export function nodeRoutes(
     `set ${adapter.credential} or store the organization's own ${adapter.provider} credential (POST /credentials)` +
     ` (and NODE_ROUTES=${type}=${adapter.provider}:<model> to choose a model)`;
 
+  /** The credential a node names (params.credential_id), which also decides the provider. */
+  async function named(type: NodeType, organizationId: string, id: string, asked: string | undefined) {
+    const found = await options.organizations?.byId(organizationId, id);
+    if (!found)
+      throw new NodeFailure('invalid_input', `params.credential_id: the organization has no credential ${id}`);
+    const adapter = byName.get(found.provider);
+    if (!adapter?.capabilities[type] || (asked !== undefined && asked !== found.provider)) {
+      throw new NodeFailure(
+        'invalid_input',
+        `params.credential_id: credential ${id} is for ${found.provider}, which does not serve ${type}` +
+          (asked !== undefined && asked !== found.provider ? ` as params.provider '${asked}' asks` : ''),
+      );
+    }
+    return { adapter, credential: found as ProviderCredential };
+  }
+
   return {
     adapters: byName,
     clientFor,
+    async verify(provider, credential, signal) {
+      const adapter = byName.get(provider);
+      if (!adapter) throw new Error(`no adapter ${provider}`);
+      await adapter.verify(adapter.connect(credential, credential.baseURL ? orgFetch : undefined), signal);
+    },
     async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string } | { local: true }> {
       const asked = typeof params.provider === 'string' ? params.provider : undefined;
+      const credentialId = typeof params.credential_id === 'string' ? params.credential_id : undefined;
       const model = typeof params.model === 'string' ? params.model : undefined;
       const routed = table.get(type);
       // A type the worker serves itself goes to a provider only when asked for or routed to one.
-      if (definitionOf(type).localRoute && (asked === 'local' || (asked === undefined && !routed))) {
+      const unrouted = asked === undefined && credentialId === undefined && !routed;
+      if (definitionOf(type).localRoute && (asked === 'local' || unrouted)) {
         return { local: true };
       }
       let adapter: ProviderAdapter | undefined;
       let credential: ProviderCredential | undefined;
       const name = asked ?? routed?.provider;
-      if (name !== undefined) {
+      if (credentialId !== undefined) {
+        ({ adapter, credential } = await named(type, organizationId, credentialId, asked));
+      } else if (name !== undefined) {
         adapter = byName.get(name);
         if (!adapter?.capabilities[type]) {
           const known =
@@ -108,7 +138,8 @@ export function nodeRoutes(
       }
       if (!credential) return { missing: setThe(adapter, type) };
       const capability = adapter.capabilities[type] as Capability<unknown>;
-      const chosen = model ?? (asked === undefined || asked === routed?.provider ? routed?.model : undefined);
+      const sameAsRouted = adapter.provider === routed?.provider;
+      const chosen = model ?? (sameAsRouted ? routed?.model : undefined);
       const call = {
         client: clientFor(adapter, credential),
         provider: adapter.provider,

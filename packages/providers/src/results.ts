@@ -69,6 +69,17 @@ export async function storeResultUrl(
       `Node '${ctx.nodeId}': the provider's result could not be fetched (HTTP ${response.status})`,
     );
   }
+  return storeResultStream(ctx, Readable.fromWeb(response.body as WebReadableStream), index, expected);
+}
+
+/** Streams a provider's file to the node's working directory and stores it as the run's asset number `index`. */
+export async function storeResultStream(
+  ctx: NodeContext,
+  source: Readable,
+  index: number,
+  expected: ResultKind,
+  filename?: string,
+): Promise<string> {
   const file = path.join(await ctx.workDir(), `result-${index}`);
   let size = 0;
   const head: Buffer[] = [];
@@ -85,7 +96,7 @@ export async function storeResultUrl(
     },
   });
   try {
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream), meter, fs.createWriteStream(file), {
+    await pipeline(source, meter, fs.createWriteStream(file), {
       signal: ctx.signal,
     });
   } catch (err) {
@@ -99,7 +110,13 @@ export async function storeResultUrl(
   }
   const media = await sniffed(ctx, Buffer.concat(head), size <= SNIFF_BYTES, expected, 'a file');
   return ctx.assets.store(
-    { path: file, contentType: media.contentType, mediaType: media.mediaType, extension: media.extension },
+    {
+      path: file,
+      contentType: media.contentType,
+      mediaType: media.mediaType,
+      extension: media.extension,
+      ...(filename ? { filename } : {}),
+    },
     index,
     ctx.signal,
   );

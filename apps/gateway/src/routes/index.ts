@@ -4,6 +4,7 @@ import { agentRoutes } from './agents/agents.routes';
 import { appRunRoutes } from './app-runs/app-runs.routes';
 import { appRoutes } from './apps/apps.routes';
 import { assetRoutes } from './assets/assets.routes';
+import { credentialRoutes } from './credentials/credentials.routes';
 import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
 import { metrics } from './metrics/metrics.routes';
@@ -22,6 +23,7 @@ const apiRoutes: AnyRoute[] = [
   ...runRoutes,
   ...appRunRoutes,
   ...nodeTypeRoutes,
+  ...credentialRoutes,
 ] as AnyRoute[];
 
 export const docs = createDocsRoutes(() => allRoutes);

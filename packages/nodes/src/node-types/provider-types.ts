@@ -221,8 +221,9 @@ export const providerTypes: NodeDefinition[] = [
     description: 'The files under params.prefix in the organization’s cloud storage.',
     inputs: {},
     params: {
-      credential_id: z.string().min(1).describe('The stored credential of the bucket'),
+      credential_id: z.uuid().describe('The stored credential of the bucket (POST /credentials, provider s3)'),
       prefix: z.string().default('').describe('Key prefix to list'),
+      limit: z.number().int().min(1).max(100).default(20).describe('At most this many files (the first by key)'),
     },
     output: ['files'],
     defaultTimeoutMs: 5 * MINUTE,
@@ -239,7 +240,7 @@ export const providerTypes: NodeDefinition[] = [
       },
     },
     params: {
-      credential_id: z.string().min(1).describe('The stored credential of the bucket'),
+      credential_id: z.uuid().describe('The stored credential of the bucket (POST /credentials, provider s3)'),
       path: z.string().min(1).describe('Key prefix to write under'),
     },
     output: ['data'],

@@ -1,0 +1,172 @@
+import {
+  CreateCredentialBody,
+  CredentialListSchema,
+  CredentialSchema,
+  ErrorBody,
+  IdParam,
+  ResealedSchema,
+  z,
+} from '@weft/contracts';
+import type { Db } from '@weft/db';
+import { NotFoundError, ServiceUnavailableError } from '@weft/errors';
+import { createCredential, deleteCredential, getCredential, listCredentials } from '../../credentials/credentials';
+import { defineRoute, type AnyRoute } from '../../http/define-route';
+
+// An organization's own provider keys (extensions.md 5.3), and the operator's
+// equivalents under /admin. Secrets go in, never out: only their last four
+// characters are shown.
+
+const CredentialParams = z.object({ credential_id: IdParam });
+const OrgParams = z.object({ org_id: IdParam });
+const OrgCredentialParams = z.object({ org_id: IdParam, credential_id: IdParam });
+
+const created = {
+  201: {
+    description: 'Checked with the provider and stored; the secret is never shown again',
+    schema: CredentialSchema,
+  },
+  503: { description: 'CREDENTIALS_KEY unset, or the provider unreachable for the check', schema: ErrorBody },
+};
+
+export const createCredentialRoute = defineRoute({
+  method: 'post',
+  path: '/credentials',
+  summary: "Store one of the organization's provider keys (checked with the provider first)",
+  tags: ['credentials'],
+  auth: 'api',
+  request: { body: CreateCredentialBody },
+  responses: created,
+  handler: async ({ deps, auth, body }) => ({
+    status: 201,
+    body: await createCredential(deps, auth.organizationId, body),
+  }),
+});
+
+export const listCredentialsRoute = defineRoute({
+  method: 'get',
+  path: '/credentials',
+  summary: "List the organization's provider credentials, newest first (never their secrets)",
+  tags: ['credentials'],
+  auth: 'api',
+  responses: { 200: { description: 'Every credential of the organization', schema: CredentialListSchema } },
+  handler: async ({ deps, auth }) => ({
+    status: 200,
+    body: { data: await listCredentials(deps, auth.organizationId) },
+  }),
+});
+
+export const getCredentialRoute = defineRoute({
+  method: 'get',
+  path: '/credentials/:credential_id',
+  summary: 'Get a credential (never its secret)',
+  tags: ['credentials'],
+  auth: 'api',
+  request: { params: CredentialParams },
+  responses: {
+    200: { description: 'The credential', schema: CredentialSchema },
+    404: { description: 'No such credential in the organization', schema: ErrorBody },
+  },
+  handler: async ({ deps, auth, params }) => ({
+    status: 200,
+    body: await getCredential(deps, auth.organizationId, params.credential_id),
+  }),
+});
+
+export const deleteCredentialRoute = defineRoute({
+  method: 'delete',
+  path: '/credentials/:credential_id',
+  summary: 'Delete a credential; nodes stop using it at once',
+  tags: ['credentials'],
+  auth: 'api',
+  request: { params: CredentialParams },
+  responses: {
+    204: { description: 'Deleted' },
+    404: { description: 'No such credential in the organization', schema: ErrorBody },
+  },
+  handler: async ({ deps, auth, params }) => {
+    await deleteCredential(deps, auth.organizationId, params.credential_id);
+    return { status: 204 };
+  },
+});
+
+/** The organization must exist: an operator's typo answers 404, not an empty list. */
+async function knownOrganization(db: Db, id: string): Promise<void> {
+  const found = await db.prisma.organization.findUnique({ where: { id }, select: { id: true } });
+  if (!found) throw new NotFoundError('Organization');
+}
+
+export const adminCreateCredentialRoute = defineRoute({
+  method: 'post',
+  path: '/admin/organizations/:org_id/credentials',
+  summary: 'Store a provider key for an organization',
+  tags: ['admin'],
+  auth: 'admin',
+  request: { params: OrgParams, body: CreateCredentialBody },
+  responses: { ...created, 404: { description: 'No such organization, or admin disabled', schema: ErrorBody } },
+  handler: async ({ deps, params, body }) => {
+    await knownOrganization(deps.db, params.org_id);
+    return { status: 201, body: await createCredential(deps, params.org_id, body) };
+  },
+});
+
+export const adminListCredentialsRoute = defineRoute({
+  method: 'get',
+  path: '/admin/organizations/:org_id/credentials',
+  summary: "List an organization's provider credentials",
+  tags: ['admin'],
+  auth: 'admin',
+  request: { params: OrgParams },
+  responses: {
+    200: { description: 'Every credential of the organization', schema: CredentialListSchema },
+    404: { description: 'No such organization, or admin disabled', schema: ErrorBody },
+  },
+  handler: async ({ deps, params }) => {
+    await knownOrganization(deps.db, params.org_id);
+    return { status: 200, body: { data: await listCredentials(deps, params.org_id) } };
+  },
+});
+
+export const adminDeleteCredentialRoute = defineRoute({
+  method: 'delete',
+  path: '/admin/organizations/:org_id/credentials/:credential_id',
+  summary: "Delete an organization's credential",
+  tags: ['admin'],
+  auth: 'admin',
+  request: { params: OrgCredentialParams },
+  responses: {
+    204: { description: 'Deleted' },
+    404: { description: 'No such credential in the organization, or admin disabled', schema: ErrorBody },
+  },
+  handler: async ({ deps, params }) => {
+    await deleteCredential(deps, params.org_id, params.credential_id);
+    return { status: 204 };
+  },
+});
+
+export const adminResealCredentialsRoute = defineRoute({
+  method: 'post',
+  path: '/admin/credentials/reseal',
+  summary: 'Re-seal every credential under the newest CREDENTIALS_KEY version (key rotation)',
+  tags: ['admin'],
+  auth: 'admin',
+  responses: {
+    200: { description: 'How many credentials were sealed under an older version', schema: ResealedSchema },
+    404: { description: 'Admin disabled', schema: ErrorBody },
+    503: { description: 'CREDENTIALS_KEY unset', schema: ErrorBody },
+  },
+  handler: async ({ deps }) => {
+    if (!deps.credentials) throw new ServiceUnavailableError('CREDENTIALS_KEY is not set');
+    return { status: 200, body: { resealed: await deps.credentials.reseal() } };
+  },
+});
+
+export const credentialRoutes: AnyRoute[] = [
+  createCredentialRoute,
+  listCredentialsRoute,
+  getCredentialRoute,
+  deleteCredentialRoute,
+  adminCreateCredentialRoute,
+  adminListCredentialsRoute,
+  adminDeleteCredentialRoute,
+  adminResealCredentialsRoute,
+] as AnyRoute[];
