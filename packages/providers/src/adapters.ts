@@ -1,3 +1,4 @@
+import { falAdapter } from './fal/fal-adapter';
 import { openAIAdapter } from './openai/openai-adapter';
 import type { ProviderAdapter } from './provider-adapter';
 import { s3Adapter } from './s3/s3-adapter';
@@ -11,5 +12,6 @@ export function deploymentAdapters(env: ProviderEnv): ProviderAdapter[] {
   return [
     openAIAdapter({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }),
     s3Adapter(env.OUTBOUND_ALLOWED_HOSTS ?? []),
+    falAdapter({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL }),
   ];
 }

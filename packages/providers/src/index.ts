@@ -35,3 +35,4 @@ export function createNodeRoutes(env: ProviderEnv, deps: RouteDependencies = {})
 }
 export { storeResultBytes, storeResultStream, storeResultUrl, type ResultKind } from './results';
 export { metered, type Capability, type ProviderCall } from './capability';
+export { falAdapter, type FalSettings } from './fal/fal-adapter';

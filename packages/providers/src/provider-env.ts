@@ -24,6 +24,10 @@ export const providerRouteEnvShape = {
   OPENAI_API_KEY: envOptionalString(),
   /** Another OpenAI-compatible server (Azure, Groq, Together, OpenRouter, vLLM, Ollama); default OpenAI's. */
   OPENAI_BASE_URL: baseUrl(),
+  /** The key of fal (fal.ai): enables the image, video and audio types its queue API serves. */
+  FAL_KEY: envOptionalString(),
+  /** A proxy or fal-compatible server for every fal request (queue and storage); default fal's own hosts. */
+  FAL_BASE_URL: baseUrl(),
   /** type=provider[:model],... : which provider and model serve each type (default: each type's documented route). */
   NODE_ROUTES: envOptionalString().superRefine(parsedBy(parseRouteTable)),
   /**

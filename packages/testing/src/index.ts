@@ -2,3 +2,10 @@ export { createTestEnv, type TestEnv, type TestS3 } from './create-test-env';
 export { waitFor } from './wait-for';
 export { startDedicatedRedis, type DedicatedRedis } from './dedicated-redis';
 export { blackPng, jpegDeclaring } from './image-bombs';
+export {
+  startFalDouble,
+  FAL_IMAGE,
+  type FalDouble,
+  type FalOutcome,
+  type FalRecordedRequest,
+} from './doubles/fal-double';
