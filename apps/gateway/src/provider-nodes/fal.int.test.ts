@@ -1,5 +1,12 @@
 import type { Flow, NodeType } from '@weft/contracts';
-import type { NodeContext, ProducedFile, ProviderJobRef, ProviderJobs } from '@weft/nodes';
+import {
+  guardedFetch,
+  parseAllowList,
+  type NodeContext,
+  type ProducedFile,
+  type ProviderJobRef,
+  type ProviderJobs,
+} from '@weft/nodes';
 import { createNodeRoutes, falAdapter, type DeploymentRoutes } from '@weft/providers';
 import { FAL_IMAGE, startFalDouble, waitFor, type FalDouble } from '@weft/testing';
 import fs from 'node:fs';
@@ -368,4 +375,39 @@ test('the key never appears in the worker’s logs', () => {
   expect(workerLog.length).toBeGreaterThan(0);
   expect(workerLog.join('\n')).not.toContain(KEY);
   expect(workerLog.join('\n')).not.toContain('very-secret');
+});
+
+test('verify: a good key passes, a refused one fails (POST /credentials checks keys this way)', async () => {
+  const adapter = routes.adapters.get('fal')!;
+  const signal = AbortSignal.timeout(10_000);
+  const good = adapter.connect(
+    { secret: KEY, baseURL: double.baseURL, origin: { kind: 'organization', id: 'c1' } },
+    undefined,
+  );
+  await expect(adapter.verify(good, signal)).resolves.toBeUndefined();
+  const bad = adapter.connect(
+    { secret: 'wrong', baseURL: double.baseURL, origin: { kind: 'organization', id: 'c2' } },
+    undefined,
+  );
+  await expect(adapter.verify(bad, signal)).rejects.toMatchObject({ status: 401 });
+});
+
+test('an organization’s base URL goes through the outbound rules: a refused one fails with invalid_input', async () => {
+  const adapter = routes.adapters.get('fal')!;
+  const credential = { secret: KEY, baseURL: double.baseURL, origin: { kind: 'organization' as const, id: 'c3' } };
+  const client = adapter.connect(credential, guardedFetch(parseAllowList([])));
+  const route = await createNodeRoutes(
+    {},
+    { adapters: [adapter], organizations: { forProvider: async () => credential, byId: async () => undefined } },
+  ).routeFor('image_generation', {}, 'org');
+  if (!('execute' in route)) throw new Error('no fal route');
+  const before = double.requests.length;
+  await expect(route.execute(executionOf(attemptJobs(), []))).rejects.toMatchObject({
+    reason: 'invalid_input',
+    message: expect.stringMatching(
+      /^Node 'make': the provider's base URL: 127\.0\.0\.1 is .*, which nodes may not reach/,
+    ),
+  });
+  await expect(adapter.verify(client, AbortSignal.timeout(10_000))).rejects.toThrow(/may not reach/);
+  expect(double.requests.length).toBe(before);
 });

@@ -1,4 +1,5 @@
 import { createFalClient, type FalClient, type RequestMiddleware } from '@fal-ai/client';
+import { refusalOf } from '@weft/nodes';
 import type { ProviderCredential } from '../credentials';
 import type { Fetch } from '../provider-adapter';
 import { sleep } from './fal-wait';
@@ -34,11 +35,18 @@ function retryAfterMs(response: Response): number | undefined {
 /**
  * The SDK retries 429 and 502-504 with its own backoff but ignores
  * Retry-After: a response asking for a delay is handed to it only once the
- * delay has passed, so its retry never comes sooner than fal asked.
+ * delay has passed, so its retry never comes sooner than fal asked. It also
+ * retries any failed fetch: a destination the outbound rules refuse is
+ * thrown as the refusal itself, which it does not retry.
  */
 export function honouringRetryAfter(fetch: Fetch): Fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (err) {
+      throw refusalOf(err) ?? err;
+    }
     const delay = retryAfterMs(response);
     if (delay) await sleep(delay, init?.signal ?? undefined);
     return response;
