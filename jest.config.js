@@ -26,9 +26,11 @@ module.exports = {
   },
   // file-type and its dependencies are published as ES modules only. Node runs
   // them through require(esm), but jest has its own module loader that cannot,
-  // so these few are compiled to CommonJS like our own sources.
+  // so these few are compiled to CommonJS like our own sources. apify-client
+  // loads proxy-agent with import(), which jest's loader cannot run either:
+  // compiled, it becomes a require.
   transformIgnorePatterns: [
-    '/node_modules/(?!(file-type|strtok3|token-types|uint8array-extras|@tokenizer/inflate|@borewit/text-codec)/)',
+    '/node_modules/(?!(file-type|strtok3|token-types|uint8array-extras|@tokenizer/inflate|@borewit/text-codec|apify-client)/)',
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

@@ -1,4 +1,5 @@
 import { falAdapter } from './fal/fal-adapter';
+import { apifyAdapter } from './apify/apify-adapter';
 import { openAIAdapter } from './openai/openai-adapter';
 import type { ProviderAdapter } from './provider-adapter';
 import { s3Adapter } from './s3/s3-adapter';
@@ -13,5 +14,6 @@ export function deploymentAdapters(env: ProviderEnv): ProviderAdapter[] {
     openAIAdapter({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }),
     s3Adapter(env.OUTBOUND_ALLOWED_HOSTS ?? []),
     falAdapter({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL }),
+    apifyAdapter({ apiKey: env.APIFY_TOKEN, baseURL: env.APIFY_BASE_URL }),
   ];
 }

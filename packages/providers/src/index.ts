@@ -36,3 +36,4 @@ export function createNodeRoutes(env: ProviderEnv, deps: RouteDependencies = {})
 export { storeResultBytes, storeResultStream, storeResultUrl, type ResultKind } from './results';
 export { metered, type Capability, type ProviderCall } from './capability';
 export { falAdapter, type FalSettings } from './fal/fal-adapter';
+export { apifyAdapter, type ApifySettings } from './apify/apify-adapter';

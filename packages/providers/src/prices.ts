@@ -1,6 +1,7 @@
 import type { UsageUnit } from '@weft/nodes';
 import { z } from 'zod';
 import { FAL_PRICES } from './fal/fal-prices';
+import { APIFY_PRICES } from './apify/apify-prices';
 
 // What provider calls cost, in credits (1 credit = US$0.001 by default), per
 // `provider:model`, with a `provider:*` entry for the models a provider serves
@@ -39,6 +40,7 @@ export const DEFAULT_PRICES: PriceTable = {
   // An unknown model is priced as a large one: undercharging is the costlier mistake.
   'openai:*': { input_per_million: 2500, output_per_million: 10_000 },
   ...FAL_PRICES,
+  ...APIFY_PRICES,
 };
 
 /** PRICE_TABLE over the defaults; throws an Error saying what is wrong with it. */

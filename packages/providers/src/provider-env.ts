@@ -28,6 +28,10 @@ export const providerRouteEnvShape = {
   FAL_KEY: envOptionalString(),
   /** A proxy or fal-compatible server for every fal request (queue and storage); default fal's own hosts. */
   FAL_BASE_URL: baseUrl(),
+  /** The Apify API token: enables the five extractor types (socialads_extractor, ...), each through a store actor. */
+  APIFY_TOKEN: envOptionalString(),
+  /** Another server speaking Apify's API v2 (a proxy or a double); default https://api.apify.com. */
+  APIFY_BASE_URL: baseUrl(),
   /** type=provider[:model],... : which provider and model serve each type (default: each type's documented route). */
   NODE_ROUTES: envOptionalString().superRefine(parsedBy(parseRouteTable)),
   /**

@@ -9,3 +9,10 @@ export {
   type FalOutcome,
   type FalRecordedRequest,
 } from './doubles/fal-double';
+  startApifyDouble,
+  type ApifyDouble,
+  type ApifyOutcome,
+  type ApifyRequest,
+  type DoubleRun,
+  type RunScript,
+} from './doubles/apify-double';

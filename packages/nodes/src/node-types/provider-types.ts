@@ -22,9 +22,9 @@ interface ProviderType<S extends z.ZodRawShape> {
   /**
    * Credits to reserve for one call (the agent's estimate sums these). A run is
    * charged what the provider reports it used, at most what it reserved, so an
-   * estimate of 0 would make the call free.
+   * estimate of 0 would make the call free. A function reserves from the node's params.
    */
-  reserve?: number;
+  reserve?: number | ((params: Record<string, unknown>) => number);
 }
 
 function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
@@ -39,7 +39,8 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
     rerun: 'new',
     defaultTimeoutMs: spec.defaultTimeoutMs,
     maxTimeoutMs: PROVIDER_MAX_TIMEOUT_MS,
-    estimateCost: () => spec.reserve ?? 0,
+    estimateCost: (params) =>
+      typeof spec.reserve === 'function' ? spec.reserve(params as Record<string, unknown>) : (spec.reserve ?? 0),
     execute: (ctx) => executeRouted(spec.type, ctx),
   });
 }
@@ -214,6 +215,8 @@ export const providerTypes: NodeDefinition[] = [
       params: { limit: z.number().int().min(1).max(1000).default(20).describe('At most this many items') },
       output: ['data'],
       defaultTimeoutMs: 10 * MINUTE,
+      // The price of an actor the table does not know (apify:*): 10 credits an item and 100 a run.
+      reserve: (params) => 100 + 10 * (typeof params.limit === 'number' ? params.limit : 20),
     }),
   ),
   providerType({
