@@ -1,4 +1,5 @@
 import { otelEnvShape, s3EnvShape } from '@weft/config';
+import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { PATHS, readText } from './files';
 
@@ -15,6 +16,7 @@ const SHARED_SHAPES: Record<string, string[]> = {
   otelEnvShape: Object.keys(otelEnvShape('any')),
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),
   priceTableEnvShape: Object.keys(priceTableEnvShape),
+  credentialsEnvShape: Object.keys(credentialsEnvShape),
 };
 
 /**

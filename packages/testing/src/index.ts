@@ -9,6 +9,7 @@ export {
   type FalOutcome,
   type FalRecordedRequest,
 } from './doubles/fal-double';
+export {
   startApifyDouble,
   type ApifyDouble,
   type ApifyOutcome,
