@@ -28,3 +28,4 @@ export { centredCrop } from './node-types/change-aspect-ratio';
 export { mapToPalette, paletteOf, type Palette } from './palette-map';
 export { parseBrand, brandOf, normalHex, type Brand, type BrandIssue } from './brand';
 export { guardedFetch, refusalOf } from './outbound/guarded-fetch';
+export { inputArgs, openSource, runOnSources, type MediaSource } from './media-sources';

@@ -37,3 +37,4 @@ export { storeResultBytes, storeResultStream, storeResultUrl, type ResultKind } 
 export { metered, type Capability, type ProviderCall } from './capability';
 export { falAdapter, type FalSettings } from './fal/fal-adapter';
 export { apifyAdapter, type ApifySettings } from './apify/apify-adapter';
+export { openAIAdapter, type OpenAISettings } from './openai/openai-adapter';

@@ -17,3 +17,10 @@ export {
   type DoubleRun,
   type RunScript,
 } from './doubles/apify-double';
+  startOpenAIDouble,
+  type DoubleOutcome,
+  type OpenAIDouble,
+  type RecordedFile,
+  type RecordedRequest,
+  type VideoScript,
+} from './doubles/openai-double';

@@ -6,7 +6,7 @@ import { balanceOf } from '../testing/balance';
 import { postAgent } from '../testing/catalog-fixtures';
 import request from 'supertest';
 import { failureOf, resultOf, runAgent, runFlow, uploadAsset, type Org } from '../testing/media/runs';
-import { startOpenAIDouble, type OpenAIDouble } from '../testing/openai-double';
+import { startOpenAIDouble, type OpenAIDouble } from '@weft/testing';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // llm through an OpenAI-compatible server: a loopback double driven by the real SDK.
@@ -249,7 +249,7 @@ test('GET /node-types shows the route of llm where the deployment has one, never
   expect(res.body.route).toEqual({ provider: 'openai', model: 'gpt-4.1-nano' });
   const list = await request(routed.gw.app).get('/node-types').set('X-Api-Key', other.apiKey).expect(200);
   expect(JSON.stringify(list.body)).not.toContain(KEY);
-  expect(list.body.data.find((t: { type: string }) => t.type === 'image_generation').route).toBeNull();
+  expect(list.body.data.find((t: { type: string }) => t.type === 'music_generation').route).toBeNull();
   const bareOrg = await keyless.gw.createOrg('Bare', 1);
   const bare = await request(keyless.gw.app).get('/node-types/llm').set('X-Api-Key', bareOrg.apiKey).expect(200);
   expect(bare.body.route).toBeNull();

@@ -1,11 +1,17 @@
 import OpenAI from 'openai';
 import type { ProviderCredential } from '../credentials';
 import { deploymentCredential, type EndpointSettings, type Fetch, type ProviderAdapter } from '../provider-adapter';
+import { openAIImageEdit, openAIImageErase, openAIImageGeneration } from './images';
 import { openAILlm } from './llm';
+import { openAISpeech } from './speech';
+import { openAITranscribe } from './transcribe';
+import { openAIVideo } from './video';
 
 export interface OpenAISettings extends EndpointSettings {
   /** Retries of 429, 5xx and connection failures, with backoff honouring Retry-After. */
   maxRetries?: number;
+  /** How often a video job is polled (default 5 s: videos take minutes, and each poll is a request). */
+  videoPollIntervalMs?: number;
 }
 
 /** The OpenAI-compatible adapter: OPENAI_API_KEY and OPENAI_BASE_URL (Azure, Groq, Together, OpenRouter, vLLM, Ollama...). */
@@ -28,6 +34,14 @@ export function openAIAdapter(settings: OpenAISettings): ProviderAdapter<OpenAI>
     async verify(client, signal) {
       await client.models.list({ signal });
     },
-    capabilities: { llm: openAILlm() },
+    capabilities: {
+      llm: openAILlm(),
+      image_generation: openAIImageGeneration(),
+      image_edit: openAIImageEdit(),
+      image_erase: openAIImageErase(),
+      text_to_speech: openAISpeech(),
+      transcribe: openAITranscribe(),
+      video_generation: openAIVideo(settings.videoPollIntervalMs ?? 5_000),
+    },
   };
 }

@@ -1,7 +1,8 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { NodeFailure, refusalOf } from '@weft/nodes';
 
-const CONTENT_POLICY_CODES = new Set(['content_policy_violation', 'content_filter']);
+// gpt-image models refuse with `moderation_blocked`, chat and DALL·E with the others.
+const CONTENT_POLICY_CODES = new Set(['content_policy_violation', 'content_filter', 'moderation_blocked']);
 
 /** The provider's own words, short: its messages describe the request, never our credentials (401s aside). */
 const said = (err: APIError) => (err.message.length > 300 ? `${err.message.slice(0, 300)}…` : err.message);
