@@ -3,6 +3,7 @@ import { apifyAdapter } from './apify/apify-adapter';
 import { openAIAdapter } from './openai/openai-adapter';
 import type { ProviderAdapter } from './provider-adapter';
 import { s3Adapter } from './s3/s3-adapter';
+import { replicateAdapter } from './replicate/replicate-adapter';
 import type { ProviderEnv } from './provider-env';
 
 /**
@@ -15,5 +16,6 @@ export function deploymentAdapters(env: ProviderEnv): ProviderAdapter[] {
     s3Adapter(env.OUTBOUND_ALLOWED_HOSTS ?? []),
     falAdapter({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL }),
     apifyAdapter({ apiKey: env.APIFY_TOKEN, baseURL: env.APIFY_BASE_URL }),
+    replicateAdapter({ apiKey: env.REPLICATE_API_TOKEN, baseURL: env.REPLICATE_BASE_URL }),
   ];
 }

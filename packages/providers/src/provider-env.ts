@@ -32,6 +32,10 @@ export const providerRouteEnvShape = {
   APIFY_TOKEN: envOptionalString(),
   /** Another server speaking Apify's API v2 (a proxy or a double); default https://api.apify.com. */
   APIFY_BASE_URL: baseUrl(),
+  /** The API token of Replicate: enables the types its models serve (REPLICATE_MODELS). */
+  REPLICATE_API_TOKEN: envOptionalString(),
+  /** Another server speaking Replicate's HTTP API; default https://api.replicate.com/v1. */
+  REPLICATE_BASE_URL: baseUrl(),
   /** type=provider[:model],... : which provider and model serve each type (default: each type's documented route). */
   NODE_ROUTES: envOptionalString().superRefine(parsedBy(parseRouteTable)),
   /**

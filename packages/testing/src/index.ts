@@ -24,3 +24,8 @@ export {
   type RecordedRequest,
   type VideoScript,
 } from './doubles/openai-double';
+  startReplicateDouble,
+  type ReplicateDouble,
+  type ReplicateOutcome,
+  type PredictionScript,
+} from './doubles/replicate-double';
