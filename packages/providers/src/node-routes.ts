@@ -131,9 +131,13 @@ export function nodeRoutes(
       } else {
         for (const candidate of servers(type)) {
           credential = await credentialOf(candidate, organizationId);
-          adapter = candidate;
-          if (credential) break;
+          if (credential) {
+            adapter = candidate;
+            break;
+          }
         }
+        // With no credential anywhere, the failure names the type's first adapter (its documented route).
+        adapter ??= servers(type)[0];
         if (!adapter) return { missing: `no provider adapter of this version serves ${type}` };
       }
       if (!credential) return { missing: setThe(adapter, type) };

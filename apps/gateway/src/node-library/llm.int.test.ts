@@ -260,7 +260,7 @@ test('params.provider naming a provider that does not serve llm fails with inval
   const failure = failureOf(run);
   expect(failure.reason).toBe('invalid_input');
   expect(failure.error).toBe(
-    "Node 'write' (llm): params.provider: provider 'fal' does not serve llm in this version (providers serving it: openai)",
+    "Node 'write' (llm): params.provider: provider 'fal' does not serve llm in this version (providers serving it: openai, replicate)",
   );
   expect(requests).toHaveLength(0);
 });
