@@ -316,6 +316,13 @@ test('a prediction running past the node’s timeout: timeout, and the predictio
   await waitFor('the cancel to reach Replicate', () => double.cancels().includes(prediction.id));
 });
 
+test('a creation Replicate never answers: timeout within the node’s timeout_ms', async () => {
+  double.respond('stall');
+  const { run: ended, creates } = await draw('no answer', { timeout_ms: 1000 });
+  expect(failureOf(ended)).toEqual({ reason: 'timeout', error: expect.stringMatching(/1000 ms/) });
+  expect(creates).toHaveLength(1);
+});
+
 test('the token never appears in the worker’s logs', () => {
   expect(workerLog.length).toBeGreaterThan(0);
   expect(workerLog.join('\n')).not.toContain(TOKEN);
