@@ -17,6 +17,7 @@ export {
   type DoubleRun,
   type RunScript,
 } from './doubles/apify-double';
+export {
   startOpenAIDouble,
   type DoubleOutcome,
   type OpenAIDouble,
@@ -24,6 +25,7 @@ export {
   type RecordedRequest,
   type VideoScript,
 } from './doubles/openai-double';
+export {
   startReplicateDouble,
   type ReplicateDouble,
   type ReplicateOutcome,
