@@ -59,11 +59,18 @@ export function nodeRoutes(
     const key = `${credential.origin.id}`;
     let client = orgClients.get(key);
     if (client === undefined) {
-      client = adapter.connect(credential, credential.baseURL ? orgFetch : undefined);
+      client = connectOrganization(adapter, credential);
       if (orgClients.size >= MAX_ORG_CLIENTS) orgClients.delete(orgClients.keys().next().value!);
       orgClients.set(key, client);
     }
     return client;
+  }
+
+  /** An organization's client: its own base URL under the outbound rules, else the operator's. */
+  function connectOrganization(adapter: ProviderAdapter, credential: ProviderCredential): unknown {
+    if (credential.baseURL) return adapter.connect(credential, orgFetch);
+    const base = adapter.defaultBaseURL;
+    return adapter.connect(base ? { ...credential, baseURL: base } : credential, undefined);
   }
 
   async function credentialOf(adapter: ProviderAdapter, organizationId: string) {
@@ -98,7 +105,7 @@ export function nodeRoutes(
     async verify(provider, credential, signal) {
       const adapter = byName.get(provider);
       if (!adapter) throw new Error(`no adapter ${provider}`);
-      await adapter.verify(adapter.connect(credential, credential.baseURL ? orgFetch : undefined), signal);
+      await adapter.verify(connectOrganization(adapter, credential), signal);
     },
     async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string } | { local: true }> {
       const asked = typeof params.provider === 'string' ? params.provider : undefined;

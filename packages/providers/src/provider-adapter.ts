@@ -18,6 +18,11 @@ export interface ProviderAdapter<C = any> {
   /** The deployment's credential, from the environment; undefined when not set. */
   deployment: ProviderCredential | undefined;
   /**
+   * The operator's base URL for this provider (`<PROVIDER>_BASE_URL`): an
+   * organization's credential without a base URL of its own goes there too.
+   */
+  defaultBaseURL?: string | undefined;
+  /**
    * A client of the provider's SDK. `fetch` is given for credentials whose base
    * URL an organization chose: the SDK must send every request through it.
    */

@@ -50,6 +50,8 @@ export interface OpenAIDouble {
   requests: RecordedRequest[];
   /** From now on, answer this way (`rate_limited_then_ok`: one 429 with Retry-After, then ok). */
   respond(outcome: DoubleOutcome): void;
+  /** When set, a key not in it is refused with 401, whatever the outcome. */
+  acceptedKeys?: Set<string>;
   /** The usage every chat answer reports. */
   usage: { prompt_tokens: number; completion_tokens: number };
   /** The token usage gpt-image answers report (per request). */
@@ -189,6 +191,10 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
       return send(200, next);
     }
 
+    const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+    if (double.acceptedKeys && !double.acceptedKeys.has(bearer ?? '')) {
+      return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    }
     switch (outcome) {
       case 'unauthorized':
         return error(401, 'Incorrect API key provided: sk-te*****cret.', 'invalid_request_error', 'invalid_api_key');
