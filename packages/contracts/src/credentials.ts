@@ -21,7 +21,7 @@ export const CreateCredentialBody = z
   .object({
     provider: z.enum(CREDENTIAL_PROVIDERS),
     name: z.string().min(1).max(200).optional(),
-    secret: z.string().min(8).max(4096).openapi({
+    secret: z.string().min(4).max(4096).openapi({
       description: 'The key or token (s3: the secret access key). Never shown again: only its last 4 characters.',
     }),
     base_url: z.url().max(2048).optional().openapi({

@@ -7,8 +7,15 @@ const CHECK_TIMEOUT_MS = 15_000;
 
 /** The HTTP status an SDK's error carries, whichever SDK threw it. */
 function statusOf(err: unknown): number | undefined {
-  const e = err as { status?: unknown; statusCode?: unknown; response?: { status?: unknown } } | undefined;
-  const status = e?.status ?? e?.statusCode ?? e?.response?.status;
+  const e = err as
+    | {
+        status?: unknown;
+        statusCode?: unknown;
+        response?: { status?: unknown };
+        $metadata?: { httpStatusCode?: unknown };
+      }
+    | undefined;
+  const status = e?.status ?? e?.statusCode ?? e?.response?.status ?? e?.$metadata?.httpStatusCode;
   return typeof status === 'number' ? status : undefined;
 }
 

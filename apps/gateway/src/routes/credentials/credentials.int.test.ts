@@ -105,7 +105,7 @@ test('a key the provider refuses is not stored: 422 at the secret', async () => 
 });
 
 test.each([
-  [{ provider: 'openai', secret: 'short' }, ['body', 'secret']],
+  [{ provider: 'openai', secret: 'sk' }, ['body', 'secret']],
   [{ provider: 'nobody', secret: 'sk-0123456789' }, ['body', 'provider']],
   [{ provider: 's3', secret: 'sk-0123456789' }, ['body', 'settings']],
   [
