@@ -46,6 +46,12 @@ function providerType<S extends z.ZodRawShape>(spec: ProviderType<S>) {
 }
 
 const MINUTE = 60_000;
+/**
+ * What one image call reserves, in credits (1 credit = US$0.001 in the default
+ * prices): above the list price of the default models, so the charge of what
+ * the provider reports is not cut short by the reservation.
+ */
+const IMAGE_RESERVE = 80;
 const aspectRatio = z
   .string()
   .regex(/^\d{1,4}:\d{1,4}$/, { error: 'aspect_ratio is width:height, like 16:9' })
@@ -70,6 +76,7 @@ const image = (description: string): ProviderType<z.ZodRawShape> => ({
   },
   output: ['images'],
   defaultTimeoutMs: 5 * MINUTE,
+  reserve: (params) => IMAGE_RESERVE * (typeof params.count === 'number' ? params.count : 1),
 });
 
 export const providerTypes: NodeDefinition[] = [
@@ -107,6 +114,7 @@ export const providerTypes: NodeDefinition[] = [
       params: {},
       output: ['images'],
       defaultTimeoutMs: 5 * MINUTE,
+      reserve: IMAGE_RESERVE,
     }),
   ),
   providerType({
@@ -120,6 +128,7 @@ export const providerTypes: NodeDefinition[] = [
     params: {},
     output: ['images'],
     defaultTimeoutMs: 5 * MINUTE,
+    reserve: IMAGE_RESERVE,
   }),
   providerType({
     type: 'remove_background',
@@ -128,6 +137,7 @@ export const providerTypes: NodeDefinition[] = [
     params: {},
     output: ['images'],
     defaultTimeoutMs: 5 * MINUTE,
+    reserve: 20,
   }),
   providerType({
     type: 'video_background_removal',
@@ -136,6 +146,7 @@ export const providerTypes: NodeDefinition[] = [
     params: {},
     output: ['videos'],
     defaultTimeoutMs: 30 * MINUTE,
+    reserve: 1000,
   }),
   providerType({
     type: 'video_generation',
@@ -147,6 +158,7 @@ export const providerTypes: NodeDefinition[] = [
     },
     output: ['videos'],
     defaultTimeoutMs: 30 * MINUTE,
+    reserve: (params) => 100 * (typeof params.duration === 'number' ? params.duration : 8),
   }),
   providerType({
     type: 'music_generation',
@@ -155,6 +167,7 @@ export const providerTypes: NodeDefinition[] = [
     params: { duration: z.number().min(1).max(600).optional().describe('Length in seconds') },
     output: ['audio'],
     defaultTimeoutMs: 10 * MINUTE,
+    reserve: 200,
   }),
   providerType({
     type: 'transcribe',
@@ -166,6 +179,7 @@ export const providerTypes: NodeDefinition[] = [
     },
     output: ['text'],
     defaultTimeoutMs: 10 * MINUTE,
+    reserve: 100,
   }),
   providerType({
     type: 'clone_voice',
@@ -174,6 +188,7 @@ export const providerTypes: NodeDefinition[] = [
     params: {},
     output: ['data'],
     defaultTimeoutMs: 10 * MINUTE,
+    reserve: 100,
   }),
   providerType({
     type: 'isolate_sound',
@@ -182,6 +197,7 @@ export const providerTypes: NodeDefinition[] = [
     params: {},
     output: ['audio'],
     defaultTimeoutMs: 10 * MINUTE,
+    reserve: 100,
   }),
   providerType({
     type: 'translate_audio',
@@ -190,6 +206,7 @@ export const providerTypes: NodeDefinition[] = [
     params: { target_language: targetLanguage },
     output: ['audio'],
     defaultTimeoutMs: 30 * MINUTE,
+    reserve: 1000,
   }),
   providerType({
     type: 'translate_video',
@@ -198,6 +215,7 @@ export const providerTypes: NodeDefinition[] = [
     params: { target_language: targetLanguage },
     output: ['videos'],
     defaultTimeoutMs: 30 * MINUTE,
+    reserve: 2000,
   }),
   ...(
     [

@@ -35,7 +35,8 @@ export const textToSpeech = defineNode({
   rerun: 'same',
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  estimateCost: () => 0,
+  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
+  estimateCost: () => 20,
   execute: (ctx) =>
     executeRouted('text_to_speech', ctx, async () => {
       const text = asText(single(ctx, 'text')).trim();

@@ -38,7 +38,8 @@ export const upscaleVideo = defineNode({
   rerun: 'same',
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  estimateCost: () => 0,
+  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
+  estimateCost: () => 1000,
   execute: (ctx) =>
     executeRouted('upscale_video', ctx, async () => {
       const { factor, model } = ctx.params;

@@ -30,7 +30,8 @@ export const upscale = defineNode({
   rerun: 'same',
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  estimateCost: () => 0,
+  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
+  estimateCost: () => 50,
   execute: (ctx) =>
     executeRouted('upscale', ctx, async () => {
       const { factor } = ctx.params;
