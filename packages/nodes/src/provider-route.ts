@@ -49,3 +49,14 @@ export async function executeRouted(
   }
   return route.execute(ctx);
 }
+
+/**
+ * The estimate of a type with a local route: nothing when the node runs
+ * locally, `reserve` when it asks for a provider. A deployment that routes
+ * the type to a provider by NODE_ROUTES alone leaves the estimate at 0:
+ * agents using it there set their own estimated_cost.
+ */
+export function localOrProviderEstimate(reserve: number) {
+  return (params: { provider?: string | undefined; credential_id?: string | undefined }): number =>
+    (params.provider !== undefined && params.provider !== 'local') || params.credential_id !== undefined ? reserve : 0;
+}

@@ -6,7 +6,7 @@ import { defineNode } from '../definition';
 import { knownMetadata } from '../known-metadata';
 import { providerParams, textPort } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
-import { executeRouted } from '../provider-route';
+import { executeRouted, localOrProviderEstimate } from '../provider-route';
 import { NodeFailure } from '../types';
 import { asText, single } from '../values';
 
@@ -35,8 +35,7 @@ export const textToSpeech = defineNode({
   rerun: 'same',
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
-  estimateCost: () => 20,
+  estimateCost: localOrProviderEstimate(20),
   execute: (ctx) =>
     executeRouted('text_to_speech', ctx, async () => {
       const text = asText(single(ctx, 'text')).trim();

@@ -7,7 +7,7 @@ import { providerParams, videoPort } from '../ports';
 import { storeEach } from '../store-each';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
-import { executeRouted } from '../provider-route';
+import { executeRouted, localOrProviderEstimate } from '../provider-route';
 
 const PORT = 'video';
 const MODEL = 'lanczos';
@@ -38,8 +38,7 @@ export const upscaleVideo = defineNode({
   rerun: 'same',
   defaultTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
-  estimateCost: () => 1000,
+  estimateCost: localOrProviderEstimate(1000),
   execute: (ctx) =>
     executeRouted('upscale_video', ctx, async () => {
       const { factor, model } = ctx.params;

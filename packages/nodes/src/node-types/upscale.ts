@@ -4,7 +4,7 @@ import { imageFile, keptFormat, mapImages, orUnreadable } from '../image-io';
 import { imagePort, providerParams } from '../ports';
 import { MEDIA_MAX_TIMEOUT_MS } from '../timeouts';
 import { NodeFailure } from '../types';
-import { executeRouted } from '../provider-route';
+import { executeRouted, localOrProviderEstimate } from '../provider-route';
 
 const PORT = 'image';
 
@@ -30,8 +30,7 @@ export const upscale = defineNode({
   rerun: 'same',
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: MEDIA_MAX_TIMEOUT_MS,
-  // Reserved for a provider the node may be routed to; the local route costs nothing and gives it back.
-  estimateCost: () => 50,
+  estimateCost: localOrProviderEstimate(50),
   execute: (ctx) =>
     executeRouted('upscale', ctx, async () => {
       const { factor } = ctx.params;
