@@ -137,7 +137,7 @@ function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
       push('oRuns', run.id);
       push('oAssets', assetId);
     }
-    const ledger = settlementLines(run, done.cost, uuidv7);
+    const ledger = settlementLines(run, done.cost, uuidv7, done.charges);
     ledger.ids.forEach((id, i) => {
       push('lIds', id);
       push('lOrgs', run.organization_id);

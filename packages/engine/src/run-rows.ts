@@ -89,12 +89,43 @@ export interface SettlementLines {
   notes: string[];
 }
 
-/** The ledger lines that give back the reservation and charge `cost` (none when both are zero). */
-export function settlementLines(run: RunRow, cost: number, newId: () => string): SettlementLines {
-  const lines = [
-    { kind: 'release' as const, amount: run.reserved_credits, note: 'reservation released' },
-    { kind: 'charge' as const, amount: -cost, note: 'run cost' },
-  ].filter((line) => line.amount !== 0);
+/** What one node cost its run: a ledger line of its own, so the ledger explains a run's charge node by node. */
+export interface NodeCharge {
+  nodeId: string;
+  nodeType: string;
+  cost: number;
+}
+
+/** The nodes that cost their run something, in the order of their rows. */
+export function nodeCharges(nodes: NodeRow[]): NodeCharge[] {
+  return nodes.filter((n) => n.cost > 0).map((n) => ({ nodeId: n.node_id, nodeType: n.node_type, cost: n.cost }));
+}
+
+/**
+ * The ledger lines that give back the reservation and charge `cost`: one
+ * charge line per node that cost something (its usage is in node_charges),
+ * cut at `cost` (the reservation caps what a run is charged). None when
+ * everything is zero.
+ */
+export function settlementLines(
+  run: RunRow,
+  cost: number,
+  newId: () => string,
+  charges: NodeCharge[] = [],
+): SettlementLines {
+  const lines: { kind: 'release' | 'charge'; amount: number; note: string }[] = [];
+  if (run.reserved_credits !== 0)
+    lines.push({ kind: 'release', amount: run.reserved_credits, note: 'reservation released' });
+  let left = cost;
+  for (const charge of charges) {
+    const amount = Math.min(charge.cost, left);
+    if (amount <= 0) break;
+    const capped = amount < charge.cost ? ` (${charge.cost}, capped at the reservation)` : '';
+    lines.push({ kind: 'charge', amount: -amount, note: `node '${charge.nodeId}' (${charge.nodeType})${capped}` });
+    left -= amount;
+  }
+  // A cost no node row explains (none should remain) is still charged, as the run's.
+  if (left > 0) lines.push({ kind: 'charge', amount: -left, note: 'run cost' });
   return {
     ids: lines.map(() => newId()),
     kinds: lines.map((l) => l.kind),
@@ -110,8 +141,14 @@ export function settlementLines(run: RunRow, cost: number, newId: () => string):
  * reservation adds to the organization's balance row (ADR 0011): every run of
  * an organization settling against that one row would serialise on it.
  */
-export async function settleCredits(client: PoolClient, run: RunRow, cost: number, newId: () => string): Promise<void> {
-  const lines = settlementLines(run, cost, newId);
+export async function settleCredits(
+  client: PoolClient,
+  run: RunRow,
+  cost: number,
+  newId: () => string,
+  charges: NodeCharge[],
+): Promise<void> {
+  const lines = settlementLines(run, cost, newId, charges);
   if (lines.ids.length === 0) return;
   const back = run.reserved_credits - cost;
   await client.query({
@@ -161,6 +198,6 @@ export async function endRun(
     text: `UPDATE reviews SET status = 'canceled', decided_at = now() WHERE run_id = $1 AND status = 'pending'`,
     values: [run.id],
   });
-  await settleCredits(client, run, cost, newId);
+  await settleCredits(client, run, cost, newId, nodeCharges(nodes));
   run.ended = { status: end.status, failureReason: end.reason, cost };
 }

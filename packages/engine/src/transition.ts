@@ -2,7 +2,7 @@ import type { FlowOutput, RunResult } from '@weft/contracts';
 import { nextMoves } from '@weft/dag';
 import { isRequiredInput } from '@weft/nodes';
 import type { LoadedVersion } from './flow-cache';
-import { actualCost, type NodeRow, type RunRow } from './run-rows';
+import { actualCost, nodeCharges, type NodeCharge, type NodeRow, type RunRow } from './run-rows';
 
 /** A node made ready by a transition: enqueue it once the transaction has committed. */
 export interface Dispatch {
@@ -27,7 +27,7 @@ export interface Transition extends NodeMoves {
   currentNode: string | null;
   awaitingReview: boolean;
   /** Set when every node has settled: the run completes with these results (null for a skipped node) and this cost. */
-  completion: { results: RunResult[]; cost: number; outputAssetIds: string[] } | null;
+  completion: { results: RunResult[]; cost: number; outputAssetIds: string[]; charges: NodeCharge[] } | null;
 }
 
 const ASSET_RESULT_TYPES = new Set(['images', 'videos', 'audio', 'files']);
@@ -127,5 +127,5 @@ function completionOf(
       ? (r.value as unknown[]).filter((v): v is string => typeof v === 'string')
       : [],
   );
-  return { results, cost: actualCost(run, nodes), outputAssetIds };
+  return { results, cost: actualCost(run, nodes), outputAssetIds, charges: nodeCharges(nodes) };
 }

@@ -184,6 +184,16 @@ test('the cost is the price applied to the usage reported, rounded up, charged o
       credits: 6,
     },
   ]);
+  // The run's ledger explains the charge node by node.
+  const ledger = await stack.gw.deps.db.pool.query(
+    'SELECT kind, amount, note FROM credit_ledger WHERE run_id = $1 ORDER BY created_at, id',
+    [run.id],
+  );
+  expect(ledger.rows).toEqual([
+    { kind: 'reserve', amount: -10, note: expect.any(String) },
+    { kind: 'release', amount: 10, note: 'reservation released' },
+    { kind: 'charge', amount: -6, note: "node 'write' (llm)" },
+  ]);
 });
 
 test.each([
