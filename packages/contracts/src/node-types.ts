@@ -55,6 +55,10 @@ export const NodeTypeInfoSchema = z
     route: NodeRouteSchema.nullable().openapi({
       description: 'What executes it in this deployment for the caller organization; null when nothing does yet',
     }),
+    route_missing: z.string().nullable().openapi({
+      description:
+        'When `route` is null for a type a provider would serve: the setting or credential that would give it one',
+    }),
   })
   .openapi('NodeTypeInfo');
 

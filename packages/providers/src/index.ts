@@ -11,7 +11,7 @@ import { parseRouteTable } from './route-table';
 
 export { parseRouteTable, type RouteEntry, type RouteTable } from './route-table';
 export { creditsFor, DEFAULT_PRICES, parsePriceTable, type PriceTable, type UnitPrice } from './prices';
-export type { DeploymentRoutes } from './node-routes';
+export type { DeploymentRoutes, RouteDescription } from './node-routes';
 export type { OrganizationCredentials, ProviderCredential } from './credentials';
 export type { ProviderAdapter } from './provider-adapter';
 export { priceTableEnvShape, providerRouteEnvShape, type ProviderEnv } from './provider-env';

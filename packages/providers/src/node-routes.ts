@@ -8,8 +8,6 @@ import type { RouteTable } from './route-table';
 
 /** What GET /node-types shows of a type's route in this deployment. */
 export interface DeploymentRoutes extends NodeRoutes {
-  /** The provider and model a node of `type` with no provider params goes to; undefined when none. */
-  defaultRoute(type: NodeType): { provider: string; model: string } | undefined;
   /** The adapters, by provider name (the credentials API verifies keys through them). */
   adapters: ReadonlyMap<string, ProviderAdapter>;
   /** A client of `adapter` for `credential`, made once per credential (organization base URLs under the outbound rules). */
@@ -19,7 +17,12 @@ export interface DeploymentRoutes extends NodeRoutes {
    * the provider accepts it, throws what the SDK threw otherwise.
    */
   verify(provider: string, credential: ProviderCredential, signal: AbortSignal): Promise<void>;
+  /** For GET /node-types: where each type goes for the organization, or what is missing. */
+  describe(types: readonly NodeType[], organizationId: string): Promise<Map<NodeType, RouteDescription>>;
 }
+
+/** Where a type goes for an organization: a provider and model, the worker itself, or what is missing. */
+export type RouteDescription = { provider: string; model: string } | { missing: string } | { local: true };
 
 export interface RouteOptions {
   prices: PriceTable;
@@ -73,8 +76,10 @@ export function nodeRoutes(
     return adapter.connect(base ? { ...credential, baseURL: base } : credential, undefined);
   }
 
-  async function credentialOf(adapter: ProviderAdapter, organizationId: string) {
-    const own = await options.organizations?.forProvider(organizationId, adapter.provider);
+  type Orgs = OrganizationCredentials | undefined;
+
+  async function credentialOf(adapter: ProviderAdapter, organizationId: string, orgs: Orgs) {
+    const own = await orgs?.forProvider(organizationId, adapter.provider);
     return own ?? adapter.deployment;
   }
 
@@ -84,8 +89,8 @@ export function nodeRoutes(
     ` (and NODE_ROUTES=${type}=${adapter.provider}:<model> to choose a model)`;
 
   /** The credential a node names (params.credential_id), which also decides the provider. */
-  async function named(type: NodeType, organizationId: string, id: string, asked: string | undefined) {
-    const found = await options.organizations?.byId(organizationId, id);
+  async function named(type: NodeType, organizationId: string, id: string, asked: string | undefined, orgs: Orgs) {
+    const found = await orgs?.byId(organizationId, id);
     if (!found)
       throw new NodeFailure('invalid_input', `params.credential_id: the organization has no credential ${id}`);
     const adapter = byName.get(found.provider);
@@ -99,6 +104,68 @@ export function nodeRoutes(
     return { adapter, credential: found as ProviderCredential };
   }
 
+  async function resolve(
+    type: NodeType,
+    params: Record<string, unknown>,
+    organizationId: string,
+    orgs: Orgs,
+  ): Promise<NodeRoute | { missing: string } | { local: true }> {
+    const asked = typeof params.provider === 'string' ? params.provider : undefined;
+    const credentialId = typeof params.credential_id === 'string' ? params.credential_id : undefined;
+    const model = typeof params.model === 'string' ? params.model : undefined;
+    const routed = table.get(type);
+    // A type the worker serves itself goes to a provider only when asked for or routed to one.
+    const unrouted = asked === undefined && credentialId === undefined && !routed;
+    if (definitionOf(type).localRoute && (asked === 'local' || unrouted)) {
+      return { local: true };
+    }
+    let adapter: ProviderAdapter | undefined;
+    let credential: ProviderCredential | undefined;
+    const name = asked ?? routed?.provider;
+    if (credentialId !== undefined) {
+      ({ adapter, credential } = await named(type, organizationId, credentialId, asked, orgs));
+    } else if (name !== undefined) {
+      adapter = byName.get(name);
+      if (!adapter?.capabilities[type]) {
+        const known =
+          servers(type)
+            .map((a) => a.provider)
+            .join(', ') || 'none';
+        const why = `provider '${name}' does not serve ${type} in this version (providers serving it: ${known})`;
+        // A provider the node asked for by name is the flow's mistake, not the deployment's.
+        if (asked !== undefined) throw new NodeFailure('invalid_input', `params.provider: ${why}`);
+        return { missing: why };
+      }
+      credential = await credentialOf(adapter, organizationId, orgs);
+    } else {
+      for (const candidate of servers(type)) {
+        credential = await credentialOf(candidate, organizationId, orgs);
+        if (credential) {
+          adapter = candidate;
+          break;
+        }
+      }
+      // With no credential anywhere, the failure names the type's first adapter (its documented route).
+      adapter ??= servers(type)[0];
+      if (!adapter) return { missing: `no provider adapter of this version serves ${type}` };
+    }
+    if (!credential) return { missing: setThe(adapter, type) };
+    const capability = adapter.capabilities[type] as Capability<unknown>;
+    const sameAsRouted = adapter.provider === routed?.provider;
+    const chosen = model ?? (sameAsRouted ? routed?.model : undefined);
+    const call = {
+      client: clientFor(adapter, credential),
+      provider: adapter.provider,
+      model: chosen ?? capability.defaultModel,
+      prices: options.prices,
+      credentialSource:
+        credential.origin.kind === 'deployment'
+          ? credential.origin.setting
+          : `the organization's credential ${credential.origin.id}`,
+    };
+    return { provider: call.provider, model: call.model, execute: (ctx) => capability.execute(ctx, call) };
+  }
+
   return {
     adapters: byName,
     clientFor,
@@ -107,68 +174,24 @@ export function nodeRoutes(
       if (!adapter) throw new Error(`no adapter ${provider}`);
       await adapter.verify(connectOrganization(adapter, credential), signal);
     },
-    async routeFor(type, params, organizationId): Promise<NodeRoute | { missing: string } | { local: true }> {
-      const asked = typeof params.provider === 'string' ? params.provider : undefined;
-      const credentialId = typeof params.credential_id === 'string' ? params.credential_id : undefined;
-      const model = typeof params.model === 'string' ? params.model : undefined;
-      const routed = table.get(type);
-      // A type the worker serves itself goes to a provider only when asked for or routed to one.
-      const unrouted = asked === undefined && credentialId === undefined && !routed;
-      if (definitionOf(type).localRoute && (asked === 'local' || unrouted)) {
-        return { local: true };
-      }
-      let adapter: ProviderAdapter | undefined;
-      let credential: ProviderCredential | undefined;
-      const name = asked ?? routed?.provider;
-      if (credentialId !== undefined) {
-        ({ adapter, credential } = await named(type, organizationId, credentialId, asked));
-      } else if (name !== undefined) {
-        adapter = byName.get(name);
-        if (!adapter?.capabilities[type]) {
-          const known =
-            servers(type)
-              .map((a) => a.provider)
-              .join(', ') || 'none';
-          const why = `provider '${name}' does not serve ${type} in this version (providers serving it: ${known})`;
-          // A provider the node asked for by name is the flow's mistake, not the deployment's.
-          if (asked !== undefined) throw new NodeFailure('invalid_input', `params.provider: ${why}`);
-          return { missing: why };
-        }
-        credential = await credentialOf(adapter, organizationId);
-      } else {
-        for (const candidate of servers(type)) {
-          credential = await credentialOf(candidate, organizationId);
-          if (credential) {
-            adapter = candidate;
-            break;
-          }
-        }
-        // With no credential anywhere, the failure names the type's first adapter (its documented route).
-        adapter ??= servers(type)[0];
-        if (!adapter) return { missing: `no provider adapter of this version serves ${type}` };
-      }
-      if (!credential) return { missing: setThe(adapter, type) };
-      const capability = adapter.capabilities[type] as Capability<unknown>;
-      const sameAsRouted = adapter.provider === routed?.provider;
-      const chosen = model ?? (sameAsRouted ? routed?.model : undefined);
-      const call = {
-        client: clientFor(adapter, credential),
-        provider: adapter.provider,
-        model: chosen ?? capability.defaultModel,
-        prices: options.prices,
-        credentialSource:
-          credential.origin.kind === 'deployment'
-            ? credential.origin.setting
-            : `the organization's credential ${credential.origin.id}`,
+    routeFor: (type, params, organizationId) => resolve(type, params, organizationId, options.organizations),
+    async describe(types, organizationId) {
+      // One look-up per provider for the whole list, not one per type.
+      const seen = new Map<string, Promise<ProviderCredential | undefined>>();
+      const orgs = options.organizations;
+      const memo: OrganizationCredentials | undefined = orgs && {
+        forProvider: (org, provider) => {
+          if (!seen.has(provider)) seen.set(provider, orgs.forProvider(org, provider));
+          return seen.get(provider)!;
+        },
+        byId: (org, id) => orgs.byId(org, id),
       };
-      return { provider: call.provider, model: call.model, execute: (ctx) => capability.execute(ctx, call) };
-    },
-    defaultRoute(type) {
-      const routed = table.get(type);
-      const adapter = routed ? byName.get(routed.provider) : servers(type).find((a) => a.deployment !== undefined);
-      const capability = adapter?.capabilities[type];
-      if (!adapter?.deployment || !capability) return undefined;
-      return { provider: adapter.provider, model: routed?.model ?? capability.defaultModel };
+      const described = new Map<NodeType, RouteDescription>();
+      for (const type of types) {
+        const found = await resolve(type, {}, organizationId, memo);
+        described.set(type, 'execute' in found ? { provider: found.provider, model: found.model } : found);
+      }
+      return described;
     },
   };
 }

@@ -37,13 +37,6 @@ export const DEFAULT_PRICES: PriceTable = {
   ...FAL_PRICES,
   ...APIFY_PRICES,
   ...OPENAI_PRICES,
-  'openai:gpt-4o-mini': { input_per_million: 150, output_per_million: 600 },
-  'openai:gpt-4o': { input_per_million: 2500, output_per_million: 10_000 },
-  'openai:gpt-4.1': { input_per_million: 2000, output_per_million: 8000 },
-  'openai:gpt-4.1-mini': { input_per_million: 400, output_per_million: 1600 },
-  'openai:gpt-4.1-nano': { input_per_million: 100, output_per_million: 400 },
-  // An unknown model is priced as a large one: undercharging is the costlier mistake.
-  'openai:*': { input_per_million: 2500, output_per_million: 10_000 },
   ...REPLICATE_PRICES,
 };
 

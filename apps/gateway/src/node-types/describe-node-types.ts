@@ -1,7 +1,7 @@
 import { NODE_TYPES, type NodeType, type NodeTypeInfo } from '@weft/contracts';
 import { isInertNodeType } from '@weft/dag';
 import { NotFoundError } from '@weft/errors';
-import type { DeploymentRoutes } from '@weft/providers';
+import type { DeploymentRoutes, RouteDescription } from '@weft/providers';
 import { definitionOf, paramsJsonSchema, paramsSchemaOf, type NodeDefinition, type PortSpec } from '@weft/nodes';
 
 const port = (name: string, spec: PortSpec) => ({
@@ -12,14 +12,26 @@ const port = (name: string, spec: PortSpec) => ({
   description: spec.description,
 });
 
-function routeOf(definition: NodeDefinition, routes: DeploymentRoutes): NodeTypeInfo['route'] {
-  if (definition.serving === 'built_in') return { provider: 'built_in', model: null };
-  const routed = routes.defaultRoute(definition.type);
-  if (routed) return routed;
-  return definition.localRoute ? { provider: 'local', model: definition.localRoute.model } : null;
+type StaticInfo = Omit<NodeTypeInfo, 'route' | 'route_missing'>;
+
+/** Where `info`'s type goes for the organization (`found`: what the routes said; absent for built-in types). */
+function routed(info: StaticInfo, found: RouteDescription | undefined): NodeTypeInfo {
+  if (info.serving === 'built_in' || !found) {
+    return {
+      ...info,
+      route: info.serving === 'built_in' ? { provider: 'built_in', model: null } : null,
+      route_missing: null,
+    };
+  }
+  if ('local' in found) {
+    const local = definitionOf(info.type).localRoute;
+    return { ...info, route: local ? { provider: 'local', model: local.model } : null, route_missing: null };
+  }
+  if ('missing' in found) return { ...info, route: null, route_missing: found.missing };
+  return { ...info, route: { provider: found.provider, model: found.model }, route_missing: null };
 }
 
-function describe(definition: NodeDefinition, routes: DeploymentRoutes): NodeTypeInfo {
+function describe(definition: NodeDefinition): StaticInfo {
   const { output } = definition;
   return {
     type: definition.type,
@@ -36,7 +48,6 @@ function describe(definition: NodeDefinition, routes: DeploymentRoutes): NodeTyp
     default_timeout_ms: definition.defaultTimeoutMs,
     max_timeout_ms: definition.maxTimeoutMs,
     estimated_cost: definition.estimateCost(defaultParams(definition.type)),
-    route: routeOf(definition, routes),
   };
 }
 
@@ -46,7 +57,7 @@ function defaultParams(type: NodeType) {
   return parsed.success ? parsed.data : {};
 }
 
-function inert(type: NodeType): NodeTypeInfo {
+function inert(type: NodeType): StaticInfo {
   return {
     type,
     description: `Carries no behaviour and is never executed: ${type === 'comment' ? 'a note' : 'a frame around nodes'} for people reading the flow.`,
@@ -59,30 +70,38 @@ function inert(type: NodeType): NodeTypeInfo {
     default_timeout_ms: 0,
     max_timeout_ms: 0,
     estimated_cost: 0,
-    route: null,
   };
 }
 
-const described = new WeakMap<DeploymentRoutes, Map<string, NodeTypeInfo>>();
+// What does not depend on the caller: built once per process.
+let described: Map<string, StaticInfo> | undefined;
 
-// The same for every caller of a deployment until provider adapters are routed per organization: built once.
-function all(routes: DeploymentRoutes): Map<string, NodeTypeInfo> {
-  let found = described.get(routes);
-  if (!found) {
-    found = new Map(
-      NODE_TYPES.map((type) => [type, isInertNodeType(type) ? inert(type) : describe(definitionOf(type), routes)]),
-    );
-    described.set(routes, found);
-  }
-  return found;
+function all(): Map<string, StaticInfo> {
+  described ??= new Map(
+    NODE_TYPES.map((type) => [type, isInertNodeType(type) ? inert(type) : describe(definitionOf(type))]),
+  );
+  return described;
 }
 
-export function listNodeTypes(routes: DeploymentRoutes): NodeTypeInfo[] {
-  return [...all(routes).values()];
+const servedByProvider = (info: StaticInfo) => info.serving !== 'built_in' && !isInertNodeType(info.type);
+
+/** Every node type, with its route for the caller's organization (its own credentials and the deployment's). */
+export async function listNodeTypes(routes: DeploymentRoutes, organizationId: string): Promise<NodeTypeInfo[]> {
+  const infos = [...all().values()];
+  const found = await routes.describe(
+    infos.filter(servedByProvider).map((i) => i.type),
+    organizationId,
+  );
+  return infos.map((info) => routed(info, found.get(info.type)));
 }
 
-export function getNodeType(type: string, routes: DeploymentRoutes): NodeTypeInfo {
-  const found = all(routes).get(type);
-  if (!found) throw new NotFoundError(`Node type '${type}'`);
-  return found;
+export async function getNodeType(
+  type: string,
+  routes: DeploymentRoutes,
+  organizationId: string,
+): Promise<NodeTypeInfo> {
+  const info = all().get(type);
+  if (!info) throw new NotFoundError(`Node type '${type}'`);
+  const found = servedByProvider(info) ? await routes.describe([info.type], organizationId) : new Map();
+  return routed(info, found.get(info.type));
 }

@@ -126,3 +126,11 @@ test('a bucket that does not exist is refused when the credential is stored', as
   expect(missing.status).toBe(422);
   expect(missing.body.detail[0].msg).toBe('s3 did not accept the credential check (HTTP 404)');
 });
+
+test('GET /node-types shows the organization’s own route, and what another organization is missing', async () => {
+  const own = await request(stack.gw.app).get('/node-types/cloudstorage_upload_file').set('X-Api-Key', org.apiKey);
+  expect(own.body).toMatchObject({ route: { provider: 's3', model: 's3' }, route_missing: null });
+  const others = await request(stack.gw.app).get('/node-types').set('X-Api-Key', other.apiKey);
+  const theirs = (others.body.data as { type: string }[]).find((t) => t.type === 'cloudstorage_upload_file');
+  expect(theirs).toMatchObject({ route: null, route_missing: expect.stringContaining('POST /credentials') });
+});

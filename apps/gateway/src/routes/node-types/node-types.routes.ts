@@ -9,7 +9,10 @@ export const listNodeTypesRoute = defineRoute({
   tags: ['node-types'],
   auth: 'api',
   responses: { 200: { description: 'Every node type, in the order of NodeType', schema: NodeTypeListSchema } },
-  handler: async ({ deps }) => ({ status: 200, body: { data: listNodeTypes(deps.nodeRoutes) } }),
+  handler: async ({ deps, auth }) => ({
+    status: 200,
+    body: { data: await listNodeTypes(deps.nodeRoutes, auth.organizationId) },
+  }),
 });
 
 export const getNodeTypeRoute = defineRoute({
@@ -23,7 +26,10 @@ export const getNodeTypeRoute = defineRoute({
     200: { description: 'The node type', schema: NodeTypeInfoSchema },
     404: { description: 'No node type has this name', schema: ErrorBody },
   },
-  handler: async ({ params, deps }) => ({ status: 200, body: getNodeType(params.type, deps.nodeRoutes) }),
+  handler: async ({ params, deps, auth }) => ({
+    status: 200,
+    body: await getNodeType(params.type, deps.nodeRoutes, auth.organizationId),
+  }),
 });
 
 export const nodeTypeRoutes: AnyRoute[] = [listNodeTypesRoute, getNodeTypeRoute] as AnyRoute[];
