@@ -23,6 +23,7 @@ const CATALOG = path.resolve(__dirname, '..', '..', '..', '..', 'catalog');
 const KEY = 'sk-test-catalog-0123456789-very-secret';
 let double: OpenAIDouble;
 let stack: RunStack;
+let keyless: RunStack;
 let org: { id: string; apiKey: string };
 const workerLog: string[] = [];
 const media = mediaDir();
@@ -33,33 +34,37 @@ beforeAll(async () => {
   double.usage = { prompt_tokens: 320, completion_tokens: 60 };
   double.imageUsage = { input_tokens: 60, output_tokens: 1056 };
   const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: double.baseURL };
-  stack = await startRunStack(env, {
-    nodeRoutes: createNodeRoutes(env),
-    logger: pino({ level: 'trace' }, { write: (line: string) => void workerLog.push(line) }),
-  });
+  [stack, keyless] = await Promise.all([
+    startRunStack(env, {
+      nodeRoutes: createNodeRoutes(env),
+      logger: pino({ level: 'trace' }, { write: (line: string) => void workerLog.push(line) }),
+    }),
+    // A deployment without the key: what running the examples before setting it looks like.
+    startRunStack({}, { nodeRoutes: createNodeRoutes({}) }),
+  ]);
   org = await stack.gw.createOrg('Catalog providers', 1000);
 });
 afterAll(async () => {
-  await stack?.close();
+  await Promise.all([stack?.close(), keyless?.close()]);
   await double?.close();
   removeClipFiles();
   media.cleanup();
 });
 
 /** POST /agents with the catalog file as stored, then POST /apps for each of its apps; the agent's id. */
-async function publish(file: string): Promise<string> {
+async function publish(file: string, on = stack, apiKey = org.apiKey): Promise<string> {
   const { kind, apps, ...agent } = JSON.parse(fs.readFileSync(path.join(CATALOG, file), 'utf8')) as {
     kind: string;
     apps: object[];
     [field: string]: unknown;
   };
   expect(kind).toBe('agent');
-  const created = await request(stack.gw.app).post('/agents').set('X-Api-Key', org.apiKey).send(agent);
+  const created = await request(on.gw.app).post('/agents').set('X-Api-Key', apiKey).send(agent);
   expect(created.status).toBe(201);
   for (const app of apps) {
-    const res = await request(stack.gw.app)
+    const res = await request(on.gw.app)
       .post('/apps')
-      .set('X-Api-Key', org.apiKey)
+      .set('X-Api-Key', apiKey)
       .send({ ...app, agent_id: created.body.id });
     expect(res.status).toBe(201);
   }
@@ -233,4 +238,46 @@ test('narrated-clip: script, OpenAI voice under the clip, subtitles timed by the
   expect(charges[1]!.usage.seconds).toBeGreaterThan(0.9);
   expect(done.cost).toBe(3);
   expect(workerLog.join('\n')).not.toContain(KEY);
+});
+
+test('without OPENAI_API_KEY both publish, and a run fails at its first provider node naming the key', async () => {
+  const other = await keyless.gw.createOrg('No key', 1000);
+  const social = await publish('social-post-from-brief.json', keyless, other.apiKey);
+  const narrated = await publish('narrated-clip.json', keyless, other.apiKey);
+  const logo = await uploadAsset(
+    keyless.gw,
+    other.apiKey,
+    await sharp({ create: { width: 8, height: 8, channels: 4, background: '#ff00ff' } })
+      .png()
+      .toBuffer(),
+    'logo.png',
+  );
+  const video = await uploadAsset(keyless.gw, other.apiKey, clip({ color: 'red', seconds: 1 }), 'clip.mp4');
+  const before = double.requests.length;
+  for (const [agentId, inputs] of [
+    [
+      social,
+      [
+        { id: 'brief', value: 'a brief' },
+        { id: 'logo', value: { asset_ids: [logo] } },
+      ],
+    ],
+    [
+      narrated,
+      [
+        { id: 'topic', value: 'a topic' },
+        { id: 'clip', value: { asset_ids: [video] } },
+      ],
+    ],
+  ] as const) {
+    const res = await request(keyless.gw.app)
+      .post('/runs')
+      .set('X-Api-Key', other.apiKey)
+      .send({ agent_id: agentId, inputs });
+    expect(res.status).toBe(201);
+    const run = await pollRun(keyless.gw, other.apiKey, `/runs/${res.body.id}`, undefined, 60_000);
+    expect(run).toMatchObject({ status: 'failed', failure_reason: 'provider_auth_required', cost: 0 });
+    expect(String(run.error)).toContain('OPENAI_API_KEY');
+  }
+  expect(double.requests.length).toBe(before);
 });
