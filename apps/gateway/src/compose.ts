@@ -120,7 +120,7 @@ export function createGatewayRuntime(
     observedQueues: observed.queues,
     nodeRoutes: createNodeRoutes(config, {
       outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
-      ...(credentials ? { organizations: credentials } : {}),
+      organizations: credentials,
     }),
     credentials,
   };

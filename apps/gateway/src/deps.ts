@@ -45,6 +45,6 @@ export interface GatewayDeps {
   observedQueues: Queue[];
   /** The provider routes of the deployment, as GET /node-types describes them (the gateway calls no provider). */
   nodeRoutes: DeploymentRoutes;
-  /** Organizations' provider credentials; undefined when CREDENTIALS_KEY is unset. */
-  credentials: CredentialStore | undefined;
+  /** Organizations' provider credentials (sealed only when CREDENTIALS_KEY is set) and chosen routes. */
+  credentials: CredentialStore;
 }

@@ -82,7 +82,7 @@ async function main() {
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },
     nodeRoutes: createNodeRoutes(config, {
       outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
-      ...(credentials ? { organizations: credentials } : {}),
+      organizations: credentials,
     }),
   });
   const assetWorker = await startAssetWorker({

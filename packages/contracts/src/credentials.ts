@@ -48,3 +48,20 @@ export const CredentialSchema = z
 export const CredentialListSchema = z.object({ data: z.array(CredentialSchema) }).openapi('CredentialList');
 
 export const ResealedSchema = z.object({ resealed: z.number().int() }).openapi('Resealed');
+
+/** An organization's choice of provider for a node type, over the deployment's NODE_ROUTES. */
+export const NodeRouteChoiceBody = z
+  .object({
+    provider: z.string().min(1).max(64),
+    model: z.string().min(1).max(300).optional().openapi({ description: "The provider's model; default its own" }),
+  })
+  .strict()
+  .openapi('NodeRouteChoice');
+
+export const ChosenNodeRouteSchema = z
+  .object({ type: z.string(), provider: z.string(), model: z.string().nullable() })
+  .openapi('ChosenNodeRoute');
+
+export const ChosenNodeRouteListSchema = z
+  .object({ data: z.array(ChosenNodeRouteSchema) })
+  .openapi('ChosenNodeRouteList');

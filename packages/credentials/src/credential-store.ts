@@ -1,4 +1,4 @@
-import type { OrganizationCredentials, ProviderCredential } from '@weft/providers';
+import type { OrganizationCredentials, ProviderCredential, RouteEntry } from '@weft/providers';
 import type { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { parseKeyring, type Keyring } from './keyring';
@@ -58,8 +58,19 @@ const record = (row: Row): CredentialRecord => ({
 export class CredentialStore implements OrganizationCredentials {
   constructor(
     private readonly pool: Pool,
-    private readonly keyring: Keyring,
+    /** CREDENTIALS_KEY: without it, credentials cannot be stored or opened (routes still can). */
+    private readonly keyring: Keyring | undefined,
   ) {}
+
+  /** Whether this process can seal and open secrets (CREDENTIALS_KEY is set). */
+  get sealing(): boolean {
+    return this.keyring !== undefined;
+  }
+
+  private ring(): Keyring {
+    if (!this.keyring) throw new Error('CREDENTIALS_KEY is not set');
+    return this.keyring;
+  }
 
   /** The id a new credential will have: known before it is stored, so the secret can be checked and sealed to it. */
   newId(): string {
@@ -77,7 +88,7 @@ export class CredentialStore implements OrganizationCredentials {
   }
 
   async create(organizationId: string, id: string, input: NewCredential): Promise<CredentialRecord> {
-    const { keyVersion, sealed } = this.keyring.seal(input.secret, context(organizationId, id));
+    const { keyVersion, sealed } = this.ring().seal(input.secret, context(organizationId, id));
     const { rows } = await this.pool.query<Row>(
       `INSERT INTO provider_credentials (id, organization_id, provider, name, base_url, settings, key_version, sealed, last4)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
@@ -119,6 +130,8 @@ export class CredentialStore implements OrganizationCredentials {
   }
 
   async forProvider(organizationId: string, provider: string): Promise<ProviderCredential | undefined> {
+    // Without the key nothing stored can be opened: the deployment's credentials serve.
+    if (!this.keyring) return undefined;
     const { rows } = await this.pool.query<Row>({
       name: 'credentials_for_provider_v1',
       text: `SELECT ${COLUMNS} FROM provider_credentials WHERE organization_id = $1 AND provider = $2
@@ -129,19 +142,49 @@ export class CredentialStore implements OrganizationCredentials {
   }
 
   async byId(organizationId: string, id: string): Promise<(ProviderCredential & { provider: string }) | undefined> {
+    if (!this.keyring) return undefined;
     const row = await this.row(organizationId, id);
     return row && { ...this.opened(row), provider: row.provider };
+  }
+
+  async chosenRoutes(organizationId: string): Promise<ReadonlyMap<string, RouteEntry>> {
+    const { rows } = await this.pool.query<{ node_type: string; provider: string; model: string | null }>({
+      name: 'credentials_chosen_routes_v1',
+      text: 'SELECT node_type, provider, model FROM organization_node_routes WHERE organization_id = $1',
+      values: [organizationId],
+    });
+    return new Map(
+      rows.map((r) => [r.node_type, r.model ? { provider: r.provider, model: r.model } : { provider: r.provider }]),
+    );
+  }
+
+  /** Sets the organization's route of `type` (the caller checked the provider serves it). */
+  async chooseRoute(organizationId: string, type: string, route: RouteEntry): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO organization_node_routes (organization_id, node_type, provider, model) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id, node_type) DO UPDATE SET provider = $3, model = $4, updated_at = now()`,
+      [organizationId, type, route.provider, route.model ?? null],
+    );
+  }
+
+  /** True when the organization had chosen a route for `type`. */
+  async forgetRoute(organizationId: string, type: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'DELETE FROM organization_node_routes WHERE organization_id = $1 AND node_type = $2',
+      [organizationId, type],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   /** Seals every credential of an old key version under the current one; returns how many it re-sealed. */
   async reseal(): Promise<number> {
     const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM provider_credentials WHERE key_version <> $1`, [
-      this.keyring.current,
+      this.ring().current,
     ]);
     for (const row of rows) {
       const ctx = context(row.organization_id, row.id);
-      const secret = this.keyring.open({ keyVersion: row.key_version, sealed: row.sealed }, ctx);
-      const { keyVersion, sealed } = this.keyring.seal(secret, ctx);
+      const secret = this.ring().open({ keyVersion: row.key_version, sealed: row.sealed }, ctx);
+      const { keyVersion, sealed } = this.ring().seal(secret, ctx);
       await this.pool.query(
         'UPDATE provider_credentials SET key_version = $2, sealed = $3 WHERE id = $1 AND key_version = $4',
         [row.id, keyVersion, sealed, row.key_version],
@@ -160,7 +203,7 @@ export class CredentialStore implements OrganizationCredentials {
 
   private opened(row: Row): ProviderCredential {
     return {
-      secret: this.keyring.open(
+      secret: this.ring().open(
         { keyVersion: row.key_version, sealed: row.sealed },
         context(row.organization_id, row.id),
       ),
@@ -171,7 +214,7 @@ export class CredentialStore implements OrganizationCredentials {
   }
 }
 
-/** The store of a process whose CREDENTIALS_KEY is `key`; undefined when it is unset. */
-export function credentialStoreFor(pool: Pool, key: string | undefined): CredentialStore | undefined {
-  return key ? new CredentialStore(pool, parseKeyring(key)) : undefined;
+/** The store of a process whose CREDENTIALS_KEY is `key` (unset: routes only, no secrets). */
+export function credentialStoreFor(pool: Pool, key: string | undefined): CredentialStore {
+  return new CredentialStore(pool, key ? parseKeyring(key) : undefined);
 }

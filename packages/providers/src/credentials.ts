@@ -1,3 +1,5 @@
+import type { RouteEntry } from './route-table';
+
 /** A provider credential: the deployment's (from the environment) or an organization's (POST /credentials). */
 export interface ProviderCredential {
   /** The key or token. */
@@ -20,6 +22,8 @@ export interface OrganizationCredentials {
   forProvider(organizationId: string, provider: string): Promise<ProviderCredential | undefined>;
   /** The organization's credential `id` (another organization's is undefined, like a missing one). */
   byId(organizationId: string, id: string): Promise<(ProviderCredential & { provider: string }) | undefined>;
+  /** The routes the organization chose over NODE_ROUTES (PUT /node-routes/{type}), by type. */
+  chosenRoutes(organizationId: string): Promise<ReadonlyMap<string, RouteEntry>>;
 }
 
 /** What `origin` a credential failure should point the operator or the organization to. */

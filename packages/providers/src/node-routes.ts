@@ -4,7 +4,7 @@ import type { Capability } from './capability';
 import type { OrganizationCredentials, ProviderCredential } from './credentials';
 import type { PriceTable } from './prices';
 import type { ProviderAdapter } from './provider-adapter';
-import type { RouteTable } from './route-table';
+import type { RouteEntry, RouteTable } from './route-table';
 
 /** What GET /node-types shows of a type's route in this deployment. */
 export interface DeploymentRoutes extends NodeRoutes {
@@ -113,7 +113,7 @@ export function nodeRoutes(
     const asked = typeof params.provider === 'string' ? params.provider : undefined;
     const credentialId = typeof params.credential_id === 'string' ? params.credential_id : undefined;
     const model = typeof params.model === 'string' ? params.model : undefined;
-    const routed = table.get(type);
+    const routed = (await orgs?.chosenRoutes(organizationId))?.get(type) ?? table.get(type);
     // A type the worker serves itself goes to a provider only when asked for or routed to one.
     const unrouted = asked === undefined && credentialId === undefined && !routed;
     if (definitionOf(type).localRoute && (asked === 'local' || unrouted)) {
@@ -178,6 +178,7 @@ export function nodeRoutes(
     async describe(types, organizationId) {
       // One look-up per provider for the whole list, not one per type.
       const seen = new Map<string, Promise<ProviderCredential | undefined>>();
+      let chosen: Promise<ReadonlyMap<string, RouteEntry>> | undefined;
       const orgs = options.organizations;
       const memo: OrganizationCredentials | undefined = orgs && {
         forProvider: (org, provider) => {
@@ -185,6 +186,7 @@ export function nodeRoutes(
           return seen.get(provider)!;
         },
         byId: (org, id) => orgs.byId(org, id),
+        chosenRoutes: (org) => (chosen ??= orgs.chosenRoutes(org)),
       };
       const described = new Map<NodeType, RouteDescription>();
       for (const type of types) {

@@ -11,13 +11,12 @@ type CreateBody = z.output<typeof CreateCredentialBody>;
 const MAX_PER_ORGANIZATION = 100;
 
 export interface CredentialDeps {
-  /** Absent when CREDENTIALS_KEY is unset. */
-  credentials: CredentialStore | undefined;
+  credentials: CredentialStore;
   nodeRoutes: DeploymentRoutes;
 }
 
 function storeOf(deps: CredentialDeps): CredentialStore {
-  if (!deps.credentials) {
+  if (!deps.credentials.sealing) {
     throw new ServiceUnavailableError(
       'This deployment stores no credentials: its operator has not set CREDENTIALS_KEY',
     );
@@ -61,7 +60,7 @@ export async function createCredential(
 }
 
 export async function listCredentials(deps: CredentialDeps, organizationId: string): Promise<CredentialRecord[]> {
-  return deps.credentials ? deps.credentials.list(organizationId) : [];
+  return deps.credentials.list(organizationId);
 }
 
 export async function getCredential(
@@ -69,11 +68,11 @@ export async function getCredential(
   organizationId: string,
   id: string,
 ): Promise<CredentialRecord> {
-  const found = await deps.credentials?.get(organizationId, id);
+  const found = await deps.credentials.get(organizationId, id);
   if (!found) throw new NotFoundError('Credential');
   return found;
 }
 
 export async function deleteCredential(deps: CredentialDeps, organizationId: string, id: string): Promise<void> {
-  if (!(await deps.credentials?.delete(organizationId, id))) throw new NotFoundError('Credential');
+  if (!(await deps.credentials.delete(organizationId, id))) throw new NotFoundError('Credential');
 }

@@ -398,7 +398,14 @@ test('an organization’s base URL goes through the outbound rules: a refused on
   const client = adapter.connect(credential, guardedFetch(parseAllowList([])));
   const route = await createNodeRoutes(
     {},
-    { adapters: [adapter], organizations: { forProvider: async () => credential, byId: async () => undefined } },
+    {
+      adapters: [adapter],
+      organizations: {
+        forProvider: async () => credential,
+        byId: async () => undefined,
+        chosenRoutes: async () => new Map(),
+      },
+    },
   ).routeFor('image_generation', {}, 'org');
   if (!('execute' in route)) throw new Error('no fal route');
   const before = double.requests.length;

@@ -235,3 +235,31 @@ test('no secret ever reaches the worker’s logs', () => {
   expect(logs).not.toContain(ORG_KEY);
   expect(logs).not.toContain(DEPLOYMENT_KEY);
 });
+
+test('an organization chooses the model of a type for its own runs; others keep the deployment’s', async () => {
+  const put = (type: string, body: object) =>
+    request(stack.gw.app).put(`/node-routes/${type}`).set('X-Api-Key', a.apiKey).send(body);
+  const chosen = await put('llm', { provider: 'openai', model: 'gpt-4.1-nano' });
+  expect([chosen.status, chosen.body]).toEqual([200, { type: 'llm', provider: 'openai', model: 'gpt-4.1-nano' }]);
+  const listed = await request(stack.gw.app).get('/node-routes').set('X-Api-Key', a.apiKey);
+  expect(listed.body.data).toEqual([{ type: 'llm', provider: 'openai', model: 'gpt-4.1-nano' }]);
+
+  const modelOf = async (org: Org, topic: string) => {
+    await keyUsedFor(org, topic);
+    return double.requests.filter((r) => JSON.stringify(r.body).includes(topic)).at(-1)?.body.model;
+  };
+  expect(await modelOf(a, 'chosen model')).toBe('gpt-4.1-nano');
+  expect(await modelOf(b, 'default model')).toBe('gpt-4o-mini');
+  const shown = await request(stack.gw.app).get('/node-types/llm').set('X-Api-Key', a.apiKey);
+  expect(shown.body.route).toEqual({ provider: 'openai', model: 'gpt-4.1-nano' });
+
+  const wrongProvider = await put('llm', { provider: 'fal' });
+  expect(wrongProvider.status).toBe(422);
+  expect(wrongProvider.body.detail[0]).toMatchObject({ loc: ['body', 'provider'] });
+  expect((await put('text_input', { provider: 'openai' })).status).toBe(422);
+  expect((await put('poem', { provider: 'openai' })).status).toBe(404);
+
+  await request(stack.gw.app).delete('/node-routes/llm').set('X-Api-Key', a.apiKey).expect(204);
+  expect(await modelOf(a, 'after the choice is dropped')).toBe('gpt-4o-mini');
+  expect((await request(stack.gw.app).delete('/node-routes/llm').set('X-Api-Key', a.apiKey)).status).toBe(404);
+});

@@ -3,13 +3,17 @@ import {
   CredentialListSchema,
   CredentialSchema,
   ErrorBody,
+  ChosenNodeRouteListSchema,
+  ChosenNodeRouteSchema,
   IdParam,
+  NodeRouteChoiceBody,
   ResealedSchema,
   z,
 } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import { createCredential, deleteCredential, getCredential, listCredentials } from '../../credentials/credentials';
+import { chooseRoute, chosenRoutes, forgetRoute } from '../../credentials/node-route-choices';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
 // An organization's own provider keys (extensions.md 5.3), and the operator's
@@ -155,12 +159,61 @@ export const adminResealCredentialsRoute = defineRoute({
     503: { description: 'CREDENTIALS_KEY unset', schema: ErrorBody },
   },
   handler: async ({ deps }) => {
-    if (!deps.credentials) throw new ServiceUnavailableError('CREDENTIALS_KEY is not set');
+    if (!deps.credentials.sealing) throw new ServiceUnavailableError('CREDENTIALS_KEY is not set');
     return { status: 200, body: { resealed: await deps.credentials.reseal() } };
   },
 });
 
+const TypeParams = z.object({ type: z.string().min(1).max(64) });
+
+export const chooseNodeRouteRoute = defineRoute({
+  method: 'put',
+  path: '/node-routes/:type',
+  summary: "Send the organization's nodes of a type to a provider (and model) the deployment has, over NODE_ROUTES",
+  tags: ['credentials'],
+  auth: 'api',
+  request: { params: TypeParams, body: NodeRouteChoiceBody },
+  responses: {
+    200: { description: 'The choice, in effect from the next node', schema: ChosenNodeRouteSchema },
+    404: { description: 'No such node type', schema: ErrorBody },
+  },
+  handler: async ({ deps, auth, params, body }) => ({
+    status: 200,
+    body: await chooseRoute(deps, auth.organizationId, params.type, body),
+  }),
+});
+
+export const listNodeRoutesRoute = defineRoute({
+  method: 'get',
+  path: '/node-routes',
+  summary: "The organization's route choices (GET /node-types shows where every type goes)",
+  tags: ['credentials'],
+  auth: 'api',
+  responses: { 200: { description: 'Every choice of the organization', schema: ChosenNodeRouteListSchema } },
+  handler: async ({ deps, auth }) => ({ status: 200, body: { data: await chosenRoutes(deps, auth.organizationId) } }),
+});
+
+export const forgetNodeRouteRoute = defineRoute({
+  method: 'delete',
+  path: '/node-routes/:type',
+  summary: "Drop the organization's choice: the type goes where the deployment routes it",
+  tags: ['credentials'],
+  auth: 'api',
+  request: { params: TypeParams },
+  responses: {
+    204: { description: 'Dropped' },
+    404: { description: 'The organization had no choice for the type', schema: ErrorBody },
+  },
+  handler: async ({ deps, auth, params }) => {
+    await forgetRoute(deps, auth.organizationId, params.type);
+    return { status: 204 };
+  },
+});
+
 export const credentialRoutes: AnyRoute[] = [
+  chooseNodeRouteRoute,
+  listNodeRoutesRoute,
+  forgetNodeRouteRoute,
   createCredentialRoute,
   listCredentialsRoute,
   getCredentialRoute,
