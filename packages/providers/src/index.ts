@@ -38,3 +38,4 @@ export { metered, type Capability, type ProviderCall } from './capability';
 export { falAdapter, type FalSettings } from './fal/fal-adapter';
 export { apifyAdapter, type ApifySettings } from './apify/apify-adapter';
 export { openAIAdapter, type OpenAISettings } from './openai/openai-adapter';
+export { elevenLabsAdapter, type ElevenLabsSettings } from './elevenlabs/elevenlabs-adapter';

@@ -4,6 +4,7 @@ import { FAL_PRICES } from './fal/fal-prices';
 import { APIFY_PRICES } from './apify/apify-prices';
 import { OPENAI_PRICES } from './openai/openai-prices';
 import { REPLICATE_PRICES } from './replicate/replicate-prices';
+import { ELEVENLABS_PRICES } from './elevenlabs/elevenlabs-prices';
 
 // What provider calls cost, in credits (1 credit = US$0.001 by default), per
 // `provider:model`, with a `provider:*` entry for the models a provider serves
@@ -38,6 +39,7 @@ export const DEFAULT_PRICES: PriceTable = {
   ...APIFY_PRICES,
   ...OPENAI_PRICES,
   ...REPLICATE_PRICES,
+  ...ELEVENLABS_PRICES,
 };
 
 /** PRICE_TABLE over the defaults; throws an Error saying what is wrong with it. */

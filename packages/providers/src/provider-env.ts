@@ -24,6 +24,10 @@ export const providerRouteEnvShape = {
   OPENAI_API_KEY: envOptionalString(),
   /** Another OpenAI-compatible server (Azure, Groq, Together, OpenRouter, vLLM, Ollama); default OpenAI's. */
   OPENAI_BASE_URL: baseUrl(),
+  /** The ElevenLabs key: enables speech, voice cloning, sound isolation, music, transcription and dubbing. */
+  ELEVENLABS_API_KEY: envOptionalString(),
+  /** Another ElevenLabs server (a data-residency one: https://api.eu.residency.elevenlabs.io); default ElevenLabs'. */
+  ELEVENLABS_BASE_URL: baseUrl(),
   /** The key of fal (fal.ai): enables the image, video and audio types its queue API serves. */
   FAL_KEY: envOptionalString(),
   /** A proxy or fal-compatible server for every fal request (queue and storage); default fal's own hosts. */

@@ -3,6 +3,13 @@ export { waitFor } from './wait-for';
 export { startDedicatedRedis, type DedicatedRedis } from './dedicated-redis';
 export { blackPng, jpegDeclaring } from './image-bombs';
 export {
+  startElevenLabsDouble,
+  type ElevenLabsDouble,
+  type ElevenLabsOutcome,
+  type ElevenLabsRequest,
+  type DubbingScript,
+} from './doubles/elevenlabs-double';
+export {
   startFalDouble,
   FAL_IMAGE,
   type FalDouble,
