@@ -8,6 +8,9 @@ import { elevenLabsMusic } from './music';
 import { elevenLabsSpeech } from './speech';
 import { elevenLabsTranscribe } from './transcribe';
 
+/** How long the provider may take to start answering a request (music and long transcriptions take minutes). */
+const ANSWER_TIMEOUT_S = 20 * 60;
+
 export interface ElevenLabsSettings extends EndpointSettings {
   /** Retries of 408, 429 and 5xx, with backoff and jitter honouring Retry-After (the SDK's own). */
   maxRetries?: number;
@@ -29,8 +32,10 @@ export function elevenLabsAdapter(settings: ElevenLabsSettings): ProviderAdapter
         ...(credential.baseURL ? { baseUrl: credential.baseURL } : {}),
         ...(fetch ? { fetch } : {}),
         maxRetries: settings.maxRetries ?? 2,
-        // The node's timeout (ctx.signal) bounds a call; the SDK's own (240 s) would cut a long one short.
-        timeoutInSeconds: 24 * 60 * 60,
+        // The node's timeout (ctx.signal) bounds a call. The SDK's own bounds the wait for an answer's
+        // headers: its default (240 s) would cut a long transcription short, and the SDK leaves the
+        // timer of an aborted request running, so it is kept finite rather than a day.
+        timeoutInSeconds: ANSWER_TIMEOUT_S,
         // Silent: requests are the worker's to log, never the SDK's.
         logging: { silent: true },
       }),
