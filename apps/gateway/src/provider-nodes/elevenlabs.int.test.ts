@@ -1,6 +1,6 @@
 import type { Flow, NodeType } from '@weft/contracts';
 import { parseSubtitles } from '@weft/media';
-import { createNodeRoutes, elevenLabsAdapter } from '@weft/providers';
+import { createNodeRoutes, elevenLabsAdapter, type OrganizationCredentials } from '@weft/providers';
 import { RUN_QUEUES } from '@weft/queue';
 import { startElevenLabsDouble, waitFor, type ElevenLabsDouble, type ElevenLabsOutcome } from '@weft/testing';
 import { Queue } from 'bullmq';
@@ -458,6 +458,32 @@ describe('dubbing', () => {
       await resume.close();
     }
   });
+});
+
+test('an organization’s credential with its own base URL: the SDK’s requests go through the outbound rules', async () => {
+  // The organization's credential points at the double on loopback, which no rule allows here.
+  const organizations: OrganizationCredentials = {
+    forProvider: async () => ({
+      secret: 'xi-org-secret-key',
+      baseURL: double.baseURL,
+      origin: { kind: 'organization', id: 'cred-org-1' },
+    }),
+    byId: async () => undefined,
+  };
+  const guarded = await startRunStack(
+    {},
+    { nodeRoutes: createNodeRoutes({}, { adapters: [fastAdapter()], organizations, outboundAllowList: [] }) },
+  );
+  try {
+    const other = await guarded.gw.createOrg('Own key', 1000);
+    const run = await say('Through the rules', speechFlow(), guarded, other.apiKey);
+    const failure = failureOf(run);
+    expect(failure.reason).toBe('invalid_input');
+    expect(failure.error).toMatch(/^Node 'say': the provider's base URL: /);
+    expect(speechRequests('Through the rules')).toHaveLength(0);
+  } finally {
+    await guarded.close();
+  }
 });
 
 test('GET /node-types shows elevenlabs as the route of the types it serves, never the key', async () => {
