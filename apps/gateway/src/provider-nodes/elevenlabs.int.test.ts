@@ -486,6 +486,15 @@ test('an organization’s credential with its own base URL: the SDK’s requests
   }
 });
 
+test('verify (what POST /credentials calls): GET /v1/user passes with the key, rejects a refused one', async () => {
+  const adapter = fastAdapter();
+  const client = adapter.connect(adapter.deployment!, undefined);
+  await expect(adapter.verify(client, AbortSignal.timeout(10_000))).resolves.toBeUndefined();
+  expect(double.to('GET', '/v1/user').at(-1)?.apiKey).toBe(KEY);
+  double.respond('unauthorized');
+  await expect(adapter.verify(client, AbortSignal.timeout(10_000))).rejects.toMatchObject({ statusCode: 401 });
+});
+
 test('GET /node-types shows elevenlabs as the route of the types it serves, never the key', async () => {
   const other = await routed.gw.createOrg('Describe', 1);
   const res = await request(routed.gw.app).get('/node-types/transcribe').set('X-Api-Key', other.apiKey).expect(200);
