@@ -2,8 +2,8 @@ import type { ElevenLabs, ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import { NodeFailure, type NodeContext, type NodeResult } from '@weft/nodes';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { metered, type Capability } from '../capability';
-import { storeResultBytes } from '../results';
-import { answerBytes, sdk, type ElevenLabsCall } from './elevenlabs-call';
+import { storeAnswerFile } from './answer-file';
+import { sdk, type ElevenLabsCall } from './elevenlabs-call';
 import { sourceMedia } from './source-media';
 
 // translate_audio and translate_video through ElevenLabs dubbing: a long job
@@ -74,10 +74,9 @@ export function elevenLabsDubbing(kind: 'audio' | 'video', settings: DubbingSett
       const dubbingId = id;
       try {
         const job = await dubbed(ctx, call, dubbingId, settings);
-        const bytes = await answerBytes(ctx, call, (options) =>
+        const asset = await storeAnswerFile(ctx, call, 0, kind, (options) =>
           call.client.dubbing.audio.get(dubbingId, target, options),
         );
-        const asset = await storeResultBytes(ctx, bytes, 0, kind);
         const seconds = job.mediaMetadata?.duration ?? source.seconds;
         return {
           output: { type: kind === 'audio' ? 'audio' : 'videos', value: [asset] },
