@@ -469,6 +469,7 @@ test('an organization’s credential with its own base URL: the SDK’s requests
       origin: { kind: 'organization', id: 'cred-org-1' },
     }),
     byId: async () => undefined,
+    chosenRoutes: async () => new Map(),
   };
   const guarded = await startRunStack(
     {},
