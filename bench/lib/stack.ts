@@ -142,6 +142,32 @@ export async function createTextAgent(base: string, auth: Record<string, string>
 }
 
 /**
+ * The provider flow of bench:runs: text_input → llm → llm → text_to_speech, each
+ * node after the root a provider call (through the queue, ADR 0013), the last
+ * one's MP3 stored in S3 as an asset of the run.
+ */
+export const PROVIDER_FLOW = {
+  nodes: [
+    { id: 'topic', type: 'text_input', description: 'Topic' },
+    { id: 'outline', type: 'llm', inputs: { prompt: 'topic' } },
+    { id: 'rewrite', type: 'llm', inputs: { prompt: 'outline' } },
+    { id: 'speak', type: 'text_to_speech', inputs: { text: 'rewrite' } },
+  ],
+  outputs: [{ id: 'speak', type: 'audio', description: 'The rewrite, spoken' }],
+};
+
+/** An agent of PROVIDER_FLOW whose estimate (what its runs reserve) is the flow's own: 10 + 10 + 20 credits. */
+export async function createProviderAgent(base: string, auth: Record<string, string>, name: string): Promise<string> {
+  const agent = await postJson(`${base}/agents`, auth, {
+    name,
+    description: 'Two llm calls and a text_to_speech',
+    tags: ['bench'],
+    flow: PROVIDER_FLOW,
+  });
+  return agent.id as string;
+}
+
+/**
  * Node flags of the benchmarked processes. BENCH_CPU_PROF=1: --cpu-prof profiles under
  * .weft/bench/prof (V8 samples wall time: a thread descheduled inside a syscall counts there).
  * BENCH_PERF=1: --perf-basic-prof, so that `perf record -a` names JavaScript functions (on-CPU time only).
@@ -153,12 +179,18 @@ export function profileArgs(): string[] {
   ];
 }
 
-/** The gateway under benchmark, on the stack's services, with the rate limits out of the way. */
-export function startBenchGateway(stack: BenchStack, port: number, nodeArgs = profileArgs()): ChildProcess {
+/** The gateway under benchmark, on the stack's services with `env` added, and the rate limits out of the way. */
+export function startBenchGateway(
+  stack: BenchStack,
+  port: number,
+  nodeArgs = profileArgs(),
+  env: Record<string, string> = {},
+): ChildProcess {
   return startTs(
     'apps/gateway/src/main.ts',
     {
       ...stack.serviceEnv,
+      ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
       // The benchmark measures throughput, not the limiter's refusals.
