@@ -54,8 +54,8 @@ const TARGET_DISPATCH_P50_MS = 2;
 const TARGET_DISPATCH_P99_MS = 10;
 /** Provider flow runs/s ÷ FlowProducer chains/s. */
 const TARGET_PROVIDER_RATIO = 0.5;
-const PROVIDER_DURATION_S = Number(process.env.BENCH_PROVIDER_DURATION_S ?? 5);
-const PROVIDER_MAX_RUNS = Number(process.env.BENCH_PROVIDER_MAX_RUNS ?? 1000);
+const PROVIDER_DURATION_S = Number(process.env.BENCH_PROVIDER_DURATION_S ?? 2);
+const PROVIDER_MAX_RUNS = Number(process.env.BENCH_PROVIDER_MAX_RUNS ?? 500);
 /**
  * The one organization of the benchmark may hold this many nodes queued or executing
  * (ADR 0025). Its fair-sharing cap (default 20) would bound the provider flow, every node of
