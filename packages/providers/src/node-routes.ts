@@ -115,8 +115,9 @@ export function nodeRoutes(
     const model = typeof params.model === 'string' ? params.model : undefined;
     const routed = (await orgs?.chosenRoutes(organizationId))?.get(type) ?? table.get(type);
     // A type the worker serves itself goes to a provider only when asked for or routed to one.
-    const unrouted = asked === undefined && credentialId === undefined && !routed;
-    if (definitionOf(type).localRoute && (asked === 'local' || unrouted)) {
+    const unasked = asked === undefined && credentialId === undefined;
+    const local = asked === 'local' || (unasked && (!routed || routed.provider === 'local'));
+    if (definitionOf(type).localRoute && local) {
       return { local: true };
     }
     let adapter: ProviderAdapter | undefined;

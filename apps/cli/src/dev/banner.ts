@@ -13,7 +13,7 @@ export function formatBanner({ baseUrl, apiKey, stateFile, services }: BannerInf
     '',
     `  Base URL   ${baseUrl}`,
     `  API key    ${apiKey}`,
-    `  Secrets    ${stateFile} (ADMIN_TOKEN, JWT_SECRET)`,
+    `  Secrets    ${stateFile} (ADMIN_TOKEN, JWT_SECRET, CREDENTIALS_KEY)`,
     ...services.map((line) => `  ${line}`),
     '',
     // The example catalog belongs to this organization: GET /agents without

@@ -26,6 +26,7 @@ const DevEnv = z.object({
   ...s3EnvShape,
   ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
   JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
+  CREDENTIALS_KEY: envOptionalString(),
 });
 
 export type DevConfig = z.output<typeof DevEnv> & { repoRoot: string; dataDir: string };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { newKeyEntry } from '@weft/credentials';
 import { z } from 'zod';
 
 // `.weft/dev.json`: what the launcher generated once and must find again on
@@ -9,6 +10,11 @@ import { z } from 'zod';
 const DevStateSchema = z.object({
   adminToken: z.string().min(16),
   jwtSecret: z.string().min(32),
+  /** CREDENTIALS_KEY: seals the provider keys organizations store (added to older files on load). */
+  credentialsKey: z
+    .string()
+    .min(1)
+    .default(() => newKeyEntry(1)),
   organization: z.object({ id: z.string(), name: z.string(), apiKey: z.string() }).optional(),
   /** catalog file (relative path) → SHA-256 of the content last published to `organization`. */
   published: z.record(z.string(), z.string()).default({}),
@@ -46,6 +52,7 @@ function generateDevState(): DevState {
   return {
     adminToken: randomBytes(24).toString('base64url'),
     jwtSecret: randomBytes(48).toString('base64url'),
+    credentialsKey: newKeyEntry(1),
     published: {},
   };
 }

@@ -47,7 +47,11 @@ async function main(lifecycle: Lifecycle): Promise<void> {
   lifecycle.add('services', services.stop);
 
   const adminToken = config.ADMIN_TOKEN ?? state.adminToken;
-  const env = appEnvironment(config, services, { adminToken, jwtSecret: config.JWT_SECRET ?? state.jwtSecret });
+  const env = appEnvironment(config, services, {
+    adminToken,
+    jwtSecret: config.JWT_SECRET ?? state.jwtSecret,
+    credentialsKey: config.CREDENTIALS_KEY ?? state.credentialsKey,
+  });
   const gateway = startAppProcess('gateway', 'apps/gateway/src/main.ts', env, config.repoRoot);
   const worker = startAppProcess('worker', 'apps/worker/src/main.ts', env, config.repoRoot);
   lifecycle.add('gateway and worker', () => Promise.all([gateway.stop(), worker.stop()]));
@@ -70,7 +74,7 @@ async function main(lifecycle: Lifecycle): Promise<void> {
 function appEnvironment(
   config: DevConfig,
   services: DevServices,
-  secrets: { adminToken: string; jwtSecret: string },
+  secrets: { adminToken: string; jwtSecret: string; credentialsKey: string },
 ): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -92,6 +96,7 @@ function appEnvironment(
     S3_FORCE_PATH_STYLE: String(services.s3.forcePathStyle),
     ADMIN_TOKEN: secrets.adminToken,
     JWT_SECRET: secrets.jwtSecret,
+    CREDENTIALS_KEY: secrets.credentialsKey,
   };
 }
 

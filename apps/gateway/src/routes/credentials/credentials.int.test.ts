@@ -263,3 +263,14 @@ test('an organization chooses the model of a type for its own runs; others keep 
   expect(await modelOf(a, 'after the choice is dropped')).toBe('gpt-4o-mini');
   expect((await request(stack.gw.app).delete('/node-routes/llm').set('X-Api-Key', a.apiKey)).status).toBe(404);
 });
+
+test('a type with a local route can be chosen back to local by an organization', async () => {
+  const res = await request(stack.gw.app)
+    .put('/node-routes/text_to_speech')
+    .set('X-Api-Key', a.apiKey)
+    .send({ provider: 'local' });
+  expect(res.status).toBe(200);
+  const shown = await request(stack.gw.app).get('/node-types/text_to_speech').set('X-Api-Key', a.apiKey);
+  expect(shown.body.route).toEqual({ provider: 'local', model: 'espeak-ng' });
+  await request(stack.gw.app).delete('/node-routes/text_to_speech').set('X-Api-Key', a.apiKey).expect(204);
+});
