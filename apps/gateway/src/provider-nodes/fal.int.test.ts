@@ -16,7 +16,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { balanceOf } from '../testing/balance';
 import { postAgent } from '../testing/catalog-fixtures';
-import { solid, testTone } from '../testing/media/generate';
+import { solid, testTone, testVideo } from '../testing/media/generate';
 import { download, failureOf, resultAssets, runAgent, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 import { pollRun } from '../testing/test-runs';
 import { startRunStack, type RunStack } from '../testing/test-runs';
@@ -417,4 +417,59 @@ test('an organization’s base URL goes through the outbound rules: a refused on
   });
   await expect(adapter.verify(client, AbortSignal.timeout(10_000))).rejects.toThrow(/may not reach/);
   expect(double.requests.length).toBe(before);
+});
+
+test.each([
+  ['image_generation_lora', 'fal-ai/flux-lora'],
+  ['camera_angle', 'fal-ai/qwen-image-edit-2511-multiple-angles'],
+  ['remove_background', 'fal-ai/birefnet'],
+] as const)('%s: the image reaches %s and its result is stored as an image', async (type, app) => {
+  const png = await solid(24, 16, '#8844ff');
+  const id = await uploadAsset(stack.gw, org.apiKey, png, `${type}.png`);
+  const takesPrompt = type !== 'remove_background';
+  const flow: Flow = {
+    nodes: [
+      { id: 'topic', type: 'text_input' },
+      { id: 'pic', type: 'image_input' },
+      {
+        id: 'make',
+        type,
+        inputs: takesPrompt ? { image: 'pic', prompt: 'topic' } : { image: 'pic' },
+        ...(type === 'image_generation_lora'
+          ? { params: { loras: [{ url: 'https://example.com/style.safetensors', scale: 0.8 }] } }
+          : {}),
+      },
+    ],
+    outputs: [{ id: 'make', type: 'images', description: 'The result' }],
+  };
+  const run = await runFlow(stack.gw, org.apiKey, flow, [
+    { id: 'topic', value: `${type} please` },
+    { id: 'pic', value: { asset_ids: [id] } },
+  ]);
+  const [made] = resultAssets(run, 'make');
+  expect(double.submissions.at(-1)?.app).toBe(app);
+  expect((await download(stack.gw, org.apiKey, made!)).headers['content-type']).toBe('image/png');
+});
+
+test.each([
+  ['video_background_removal', {}, 'fal-ai/birefnet/v2/video'],
+  ['upscale_video', { provider: 'fal' }, 'fal-ai/topaz/upscale/video'],
+] as const)('%s: the video is uploaded to fal and the result stored as a video', async (type, params, app) => {
+  const mp4 = testVideo(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fal-test-')), 'clip.mp4'), 1);
+  const id = await uploadAsset(stack.gw, org.apiKey, mp4, 'clip.mp4');
+  const agent = await postAgent(stack.gw.app, org.apiKey, {
+    flow: {
+      nodes: [
+        { id: 'clip', type: 'video_input' },
+        { id: 'make', type, params, inputs: { video: 'clip' } },
+      ],
+      outputs: [{ id: 'make', type: 'videos', description: 'The result' }],
+    },
+    estimated_cost: 5000,
+  });
+  const run = await runAgent(stack.gw, org.apiKey, agent.id, [{ id: 'clip', value: { asset_ids: [id] } }]);
+  const [made] = resultAssets(run, 'make');
+  expect(double.uploads.some((u) => u.bytes.equals(mp4))).toBe(true);
+  expect(double.submissions.at(-1)?.app).toBe(app);
+  expect((await download(stack.gw, org.apiKey, made!)).headers['content-type']).toBe('video/mp4');
 });
