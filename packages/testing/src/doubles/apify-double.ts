@@ -1,8 +1,7 @@
 import type { ActorRun, User } from 'apify-client';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { itemsOf } from './apify-items';
 import { doubleMedia } from './apify-media';
+import { startLoopbackServer } from './loopback-server';
 
 // A loopback server speaking Apify's API v2 as apify-client calls it: actor
 // runs started, polled (waitForFinish held as Apify holds it), aborted, their
@@ -122,7 +121,6 @@ export async function startApifyDouble(token: string): Promise<ApifyDouble> {
   const media = await doubleMedia();
   let outcome: ApifyOutcome = 'ok';
   let script: RunScript = { polls: 0, ending: 'SUCCEEDED' };
-  const sockets = new Set<Socket>();
   /** Polls held until their run changes: answered with the run as it is then. */
   const held = new Map<string, Set<() => void>>();
   const wake = (runId: string) => {
@@ -150,143 +148,126 @@ export async function startApifyDouble(token: string): Promise<ApifyDouble> {
       run.status = status;
       wake(runId);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://double');
-      const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-        if (res.writableEnded || res.destroyed) return;
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-        res.end(JSON.stringify(payload));
-      };
-      if (url.pathname.startsWith('/media/')) {
-        const file =
-          url.pathname === '/media/image.png' ? media.png : url.pathname === '/media/clip.mp4' ? media.mp4 : undefined;
-        if (!file) return send(404, error('record-not-found', 'No such file'));
-        res.writeHead(200, { 'content-type': url.pathname.endsWith('.png') ? 'image/png' : 'video/mp4' });
-        return res.end(file);
-      }
-      let body: unknown = undefined;
-      const raw = Buffer.concat(chunks).toString('utf8');
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        return send(400, error('invalid-input', 'Input is not valid JSON'));
-      }
-      double.requests.push({
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        authorization: req.headers.authorization,
-        body,
+  const server = await startLoopbackServer((req, res, received) => {
+    const url = new URL(req.url ?? '/', 'http://double');
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      if (res.writableEnded || res.destroyed) return;
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    if (url.pathname.startsWith('/media/')) {
+      const file =
+        url.pathname === '/media/image.png' ? media.png : url.pathname === '/media/clip.mp4' ? media.mp4 : undefined;
+      if (!file) return send(404, error('record-not-found', 'No such file'));
+      res.writeHead(200, { 'content-type': url.pathname.endsWith('.png') ? 'image/png' : 'video/mp4' });
+      return res.end(file);
+    }
+    let body: unknown = undefined;
+    const raw = received.toString('utf8');
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      return send(400, error('invalid-input', 'Input is not valid JSON'));
+    }
+    double.requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      authorization: req.headers.authorization,
+      body,
+    });
+    if (req.headers.authorization !== `Bearer ${token}` || outcome === 'unauthorized') {
+      return send(401, error('user-or-token-not-found', 'User was not found or authentication token is not valid'));
+    }
+    if (outcome === 'server_error') return send(500, error('internal-server-error', 'Internal server error'));
+    if (outcome === 'rate_limited_then_ok') {
+      outcome = 'ok';
+      return send(429, error('rate-limit-exceeded', 'You have exceeded the rate limit of 30 requests per second'), {
+        'retry-after': '1',
       });
-      if (req.headers.authorization !== `Bearer ${token}` || outcome === 'unauthorized') {
-        return send(401, error('user-or-token-not-found', 'User was not found or authentication token is not valid'));
+    }
+    const parts = url.pathname.split('/').filter(Boolean);
+    const route = `${req.method} /${parts.map((p, i) => (i === 2 ? ':id' : p)).join('/')}`;
+    switch (route) {
+      case 'GET /v2/users/:id':
+        if (parts[2] !== 'me') return send(404, error('record-not-found', 'User was not found'));
+        return send(200, { data: ME });
+      // apify-client 2.25 says /v2/actors/; /v2/acts/ is the older name of the same routes.
+      case 'POST /v2/acts/:id/runs':
+      case 'POST /v2/actors/:id/runs': {
+        if (outcome === 'stall') return; // never answers
+        const actor = decodeURIComponent(parts[2]!).replace('~', '/');
+        if (outcome === 'actor_not_found') return send(404, error('record-not-found', 'Actor was not found'));
+        const id = `run${++counter}${Math.random().toString(36).slice(2, 8)}`;
+        const run: DoubleRun = {
+          id,
+          actor,
+          input: body,
+          status: 'RUNNING',
+          polls: 0,
+          script,
+          datasetId: `ds-${id}`,
+          items:
+            script.dataset ?? itemsOf(actor, script.items ?? 5, { image: double.imageUrl, video: double.videoUrl }),
+        };
+        double.runs.set(id, run);
+        return send(201, { data: actorRun(run) });
       }
-      if (outcome === 'server_error') return send(500, error('internal-server-error', 'Internal server error'));
-      if (outcome === 'rate_limited_then_ok') {
-        outcome = 'ok';
-        return send(429, error('rate-limit-exceeded', 'You have exceeded the rate limit of 30 requests per second'), {
-          'retry-after': '1',
+      case 'GET /v2/actor-runs/:id': {
+        const run = double.runs.get(parts[2]!);
+        if (!run) return send(404, error('record-not-found', 'Actor run was not found'));
+        if (run.status === 'RUNNING' && run.script.ending !== 'held') {
+          if (run.polls < run.script.polls) run.polls++;
+          else run.status = run.script.ending as ActorRun['status'];
+        }
+        if (run.status !== 'RUNNING') return send(200, { data: actorRun(run) });
+        // Held: Apify answers when the run changes or waitForFinish seconds have passed.
+        const waitMs = Math.min(60, Number(url.searchParams.get('waitForFinish') ?? 0)) * 1000;
+        if (run.script.ending !== 'held' || waitMs === 0) return send(200, { data: actorRun(run) });
+        const answer = () => {
+          clearTimeout(timer);
+          send(200, { data: actorRun(run) });
+        };
+        const timer = setTimeout(() => {
+          held.get(run.id)?.delete(answer);
+          answer();
+        }, waitMs);
+        if (!held.has(run.id)) held.set(run.id, new Set());
+        held.get(run.id)!.add(answer);
+        res.on('close', () => {
+          clearTimeout(timer);
+          held.get(run.id)?.delete(answer);
+        });
+        return;
+      }
+      case 'POST /v2/actor-runs/:id/abort': {
+        const run = double.runs.get(parts[2]!);
+        if (!run) return send(404, error('record-not-found', 'Actor run was not found'));
+        if (run.status === 'RUNNING') run.status = 'ABORTED';
+        wake(run.id);
+        return send(200, { data: actorRun(run) });
+      }
+      case 'GET /v2/datasets/:id/items': {
+        const run = [...double.runs.values()].find((r) => r.datasetId === parts[2]);
+        if (!run) return send(404, error('record-not-found', 'Dataset was not found'));
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const limit = Number(url.searchParams.get('limit') ?? 0) || run.items.length;
+        const page = run.items.slice(offset, offset + limit);
+        return send(200, page, {
+          'x-apify-pagination-total': String(run.items.length),
+          'x-apify-pagination-offset': String(offset),
+          'x-apify-pagination-limit': String(limit),
+          'x-apify-pagination-count': String(page.length),
         });
       }
-      const parts = url.pathname.split('/').filter(Boolean);
-      const route = `${req.method} /${parts.map((p, i) => (i === 2 ? ':id' : p)).join('/')}`;
-      switch (route) {
-        case 'GET /v2/users/:id':
-          if (parts[2] !== 'me') return send(404, error('record-not-found', 'User was not found'));
-          return send(200, { data: ME });
-        // apify-client 2.25 says /v2/actors/; /v2/acts/ is the older name of the same routes.
-        case 'POST /v2/acts/:id/runs':
-        case 'POST /v2/actors/:id/runs': {
-          if (outcome === 'stall') return; // never answers
-          const actor = decodeURIComponent(parts[2]!).replace('~', '/');
-          if (outcome === 'actor_not_found') return send(404, error('record-not-found', 'Actor was not found'));
-          const id = `run${++counter}${Math.random().toString(36).slice(2, 8)}`;
-          const run: DoubleRun = {
-            id,
-            actor,
-            input: body,
-            status: 'RUNNING',
-            polls: 0,
-            script,
-            datasetId: `ds-${id}`,
-            items:
-              script.dataset ?? itemsOf(actor, script.items ?? 5, { image: double.imageUrl, video: double.videoUrl }),
-          };
-          double.runs.set(id, run);
-          return send(201, { data: actorRun(run) });
-        }
-        case 'GET /v2/actor-runs/:id': {
-          const run = double.runs.get(parts[2]!);
-          if (!run) return send(404, error('record-not-found', 'Actor run was not found'));
-          if (run.status === 'RUNNING' && run.script.ending !== 'held') {
-            if (run.polls < run.script.polls) run.polls++;
-            else run.status = run.script.ending as ActorRun['status'];
-          }
-          if (run.status !== 'RUNNING') return send(200, { data: actorRun(run) });
-          // Held: Apify answers when the run changes or waitForFinish seconds have passed.
-          const waitMs = Math.min(60, Number(url.searchParams.get('waitForFinish') ?? 0)) * 1000;
-          if (run.script.ending !== 'held' || waitMs === 0) return send(200, { data: actorRun(run) });
-          const answer = () => {
-            clearTimeout(timer);
-            send(200, { data: actorRun(run) });
-          };
-          const timer = setTimeout(() => {
-            held.get(run.id)?.delete(answer);
-            answer();
-          }, waitMs);
-          if (!held.has(run.id)) held.set(run.id, new Set());
-          held.get(run.id)!.add(answer);
-          res.on('close', () => {
-            clearTimeout(timer);
-            held.get(run.id)?.delete(answer);
-          });
-          return;
-        }
-        case 'POST /v2/actor-runs/:id/abort': {
-          const run = double.runs.get(parts[2]!);
-          if (!run) return send(404, error('record-not-found', 'Actor run was not found'));
-          if (run.status === 'RUNNING') run.status = 'ABORTED';
-          wake(run.id);
-          return send(200, { data: actorRun(run) });
-        }
-        case 'GET /v2/datasets/:id/items': {
-          const run = [...double.runs.values()].find((r) => r.datasetId === parts[2]);
-          if (!run) return send(404, error('record-not-found', 'Dataset was not found'));
-          const offset = Number(url.searchParams.get('offset') ?? 0);
-          const limit = Number(url.searchParams.get('limit') ?? 0) || run.items.length;
-          const page = run.items.slice(offset, offset + limit);
-          return send(200, page, {
-            'x-apify-pagination-total': String(run.items.length),
-            'x-apify-pagination-offset': String(offset),
-            'x-apify-pagination-limit': String(limit),
-            'x-apify-pagination-count': String(page.length),
-          });
-        }
-        default:
-          return send(
-            404,
-            error('page-not-found', `We have bad news: there is no API endpoint at this URL (${route})`),
-          );
-      }
-    });
+      default:
+        return send(404, error('page-not-found', `We have bad news: there is no API endpoint at this URL (${route})`));
+    }
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  double.baseUrl = `http://127.0.0.1:${port}`;
+  double.baseUrl = `${server.origin}`;
   double.imageUrl = `${double.baseUrl}/media/image.png`;
   double.videoUrl = `${double.baseUrl}/media/clip.mp4`;
   return double;

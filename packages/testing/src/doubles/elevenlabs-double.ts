@@ -2,9 +2,9 @@ import type * as wire from '@elevenlabs/elevenlabs-js/serialization';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startLoopbackServer } from './loopback-server';
 
 // A loopback server speaking the ElevenLabs REST API as the official SDK
 // calls it: the routes of the capabilities Weft uses, their snake_case wire
@@ -164,7 +164,6 @@ function user(): wire.User.Raw {
 /** Starts the double on a loopback port. */
 export async function startElevenLabsDouble(): Promise<ElevenLabsDouble> {
   let outcome: ElevenLabsOutcome = 'ok';
-  const sockets = new Set<Socket>();
   const jobs = new Map<string, DubbingJob>();
   const speech = toneMp3(SPEECH_SECONDS, 440);
   const double: ElevenLabsDouble = {
@@ -184,23 +183,15 @@ export async function startElevenLabsDouble(): Promise<ElevenLabsDouble> {
       { text: 'general', start: 1.1, end: 1.6 },
       { text: 'Kenobi.', start: 1.7, end: 2.4 },
     ],
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void handle(req, res, Buffer.concat(chunks)).catch((err: unknown) => {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ detail: { status: 'double_error', message: String(err) } }));
-      });
-    });
-  });
+  const server = await startLoopbackServer((req, res, body) =>
+    handle(req, res, body).catch((err: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: { status: 'double_error', message: String(err) } }));
+    }),
+  );
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) {
     const url = new URL(req.url ?? '/', 'http://double');
@@ -340,12 +331,6 @@ export async function startElevenLabsDouble(): Promise<ElevenLabsDouble> {
     return error(404, 'not_found', `Unknown route ${method} ${p}`);
   }
 
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  double.baseURL = `http://127.0.0.1:${port}`;
+  double.baseURL = `${server.origin}`;
   return double;
 }

@@ -2,11 +2,10 @@ import type { InQueueQueueStatus, OutputType, QueueStatus } from '@fal-ai/client
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { startLoopbackServer } from './loopback-server';
 
 // A loopback server speaking fal's queue and storage protocols as
 // @fal-ai/client uses them (the client's requests reach it through a base
@@ -172,7 +171,6 @@ export async function startFalDouble(key: string): Promise<FalDouble> {
   let refusedOnce = false;
   const queued = new Map<string, QueuedRequest>();
   const stored = new Map<string, { contentType: string; bytes?: Buffer; fileName: string }>();
-  const sockets = new Set<Socket>();
   const double: FalDouble = {
     baseURL: '',
     requests: [],
@@ -188,170 +186,156 @@ export async function startFalDouble(key: string): Promise<FalDouble> {
     release() {
       released = true;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const url = new URL(req.url ?? '/', double.baseURL);
-      const isJson = (req.headers['content-type'] ?? '').includes('application/json');
-      const body = isJson && raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : undefined;
-      double.requests.push({
-        method: req.method ?? '',
-        path: url.pathname + url.search,
-        authorization: req.headers.authorization,
-        body,
-        at: Date.now(),
-      });
-      const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json', ...headers });
-        res.end(JSON.stringify(payload));
-      };
-      const serve = (bytes: Buffer, contentType: string) => {
-        res.writeHead(200, { 'content-type': contentType, 'content-length': String(bytes.length) });
-        res.end(bytes);
-      };
-      const parts = url.pathname.split('/').filter(Boolean);
-
-      // Files: results it made, and what was uploaded (fal's CDN needs no key).
-      if (req.method === 'GET' && parts[0] === 'results') {
-        const file = parts[1];
-        if (file === 'image.png') return serve(media.png, 'image/png');
-        if (file === 'video.mp4') return serve(media.mp4, 'video/mp4');
-        if (file === 'audio.mp3') return serve(media.mp3, 'audio/mpeg');
-        return send(404, { detail: 'Not found' });
-      }
-      if (parts[0] === 'files' || parts[0] === 'storage-uploads') {
-        const upload = stored.get(parts[1] ?? '');
-        if (!upload) return send(404, { detail: 'Not found' });
-        if (req.method === 'PUT' && parts[0] === 'storage-uploads') {
-          upload.bytes = raw;
-          double.uploads.push({
-            fileName: upload.fileName,
-            contentType: String(req.headers['content-type'] ?? upload.contentType),
-            bytes: raw,
-            url: `${double.baseURL}/files/${parts[1]}`,
-          });
-          res.writeHead(200);
-          return res.end();
-        }
-        if (req.method === 'GET' && upload.bytes) return serve(upload.bytes, upload.contentType);
-        return send(404, { detail: 'Not found' });
-      }
-
-      if (req.headers.authorization !== `Key ${key}` || (outcome === 'unauthorized' && parts[0] !== 'storage')) {
-        return send(401, { detail: 'Invalid API key' });
-      }
-
-      if (req.method === 'POST' && url.pathname === '/storage/upload/initiate') {
-        const token = randomUUID();
-        stored.set(token, {
-          contentType: String(body?.content_type ?? 'application/octet-stream'),
-          fileName: String(body?.file_name ?? token),
-        });
-        return send(200, {
-          upload_url: `${double.baseURL}/storage-uploads/${token}`,
-          file_url: `${double.baseURL}/files/${token}`,
-        });
-      }
-
-      // The queue: /{owner}/{alias}/requests/{id}[/status|/cancel].
-      if (parts[2] === 'requests' && parts[3]) {
-        const request = queued.get(parts[3]);
-        const app = `${parts[0]}/${parts[1]}`;
-        if (!request || !request.app.startsWith(app)) return send(404, { detail: `Request ${parts[3]} not found` });
-        const urls = {
-          request_id: request.requestId,
-          response_url: `${double.baseURL}/${app}/requests/${request.requestId}`,
-          status_url: `${double.baseURL}/${app}/requests/${request.requestId}/status`,
-          cancel_url: `${double.baseURL}/${app}/requests/${request.requestId}/cancel`,
-        };
-        if (req.method === 'PUT' && parts[4] === 'cancel') {
-          double.cancels.push(request.requestId);
-          if (request.done) return send(400, { status: 'ALREADY_COMPLETED' });
-          request.cancelled = true;
-          return send(202, { status: 'CANCELLATION_REQUESTED' });
-        }
-        if (req.method === 'GET' && parts[4] === 'status') {
-          const stalled = request.outcome === 'stall' && !released;
-          if (!request.cancelled && (stalled || request.polls < double.pollsBeforeDone)) {
-            request.polls += 1;
-            const status: QueueStatus =
-              request.polls === 1 && !stalled
-                ? { ...urls, status: 'IN_QUEUE', queue_position: 0 }
-                : { ...urls, status: 'IN_PROGRESS', logs: [] };
-            return send(202, status);
-          }
-          request.done = true;
-          const failed = request.cancelled || request.outcome === 'failed' || request.outcome === 'content_policy';
-          const status: QueueStatus = { ...urls, status: 'COMPLETED', logs: [], metrics: { inference_time: 0.5 } };
-          return send(200, failed ? { ...status, error: 'Request failed', error_type: 'app_error' } : status);
-        }
-        if (req.method === 'GET' && parts.length === 4) {
-          const headers = { 'x-fal-request-id': request.requestId };
-          if (!request.done) return send(400, { detail: 'Request is still in progress' }, headers);
-          if (request.cancelled) return send(400, { detail: 'Request was cancelled' }, headers);
-          if (request.outcome === 'failed') {
-            return send(500, { detail: 'The app crashed while running the request' }, headers);
-          }
-          if (request.outcome === 'content_policy') {
-            const detail = [
-              {
-                loc: ['body', 'prompt'],
-                msg: 'The content could not be processed because it contained material flagged by a content checker.',
-                type: 'content_policy_violation',
-              },
-            ];
-            return send(422, { detail }, headers);
-          }
-          return send(200, outputOf(request.app, request.input, `${double.baseURL}/results`), headers);
-        }
-        return send(405, { detail: 'Method not allowed' });
-      }
-
-      if (req.method === 'POST' && parts.length >= 2) {
-        const app = parts.join('/');
-        if (outcome === 'invalid_input') {
-          return send(422, { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'missing' }] });
-        }
-        if (outcome === 'server_error' || (outcome === 'server_error_then_ok' && !refusedOnce)) {
-          refusedOnce = true;
-          return send(503, { detail: 'Service temporarily unavailable' });
-        }
-        if (outcome === 'rate_limited_then_ok' && !refusedOnce) {
-          refusedOnce = true;
-          return send(429, { detail: 'Too many requests' }, { 'retry-after': '1' });
-        }
-        const requestId = randomUUID();
-        const submission = { app, requestId, input: body ?? {} };
-        queued.set(requestId, { ...submission, outcome, polls: 0, done: false, cancelled: false });
-        double.submissions.push(submission);
-        const owner = `${parts[0]}/${parts[1]}`;
-        const answer: InQueueQueueStatus = {
-          status: 'IN_QUEUE',
-          queue_position: 0,
-          request_id: requestId,
-          response_url: `${double.baseURL}/${owner}/requests/${requestId}`,
-          status_url: `${double.baseURL}/${owner}/requests/${requestId}/status`,
-          cancel_url: `${double.baseURL}/${owner}/requests/${requestId}/cancel`,
-        };
-        return send(200, answer);
-      }
-      return send(404, { detail: `Unknown route: ${req.method} ${url.pathname}` });
+  const server = await startLoopbackServer((req, res, raw) => {
+    const url = new URL(req.url ?? '/', double.baseURL);
+    const isJson = (req.headers['content-type'] ?? '').includes('application/json');
+    const body = isJson && raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : undefined;
+    double.requests.push({
+      method: req.method ?? '',
+      path: url.pathname + url.search,
+      authorization: req.headers.authorization,
+      body,
+      at: Date.now(),
     });
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    const serve = (bytes: Buffer, contentType: string) => {
+      res.writeHead(200, { 'content-type': contentType, 'content-length': String(bytes.length) });
+      res.end(bytes);
+    };
+    const parts = url.pathname.split('/').filter(Boolean);
+
+    // Files: results it made, and what was uploaded (fal's CDN needs no key).
+    if (req.method === 'GET' && parts[0] === 'results') {
+      const file = parts[1];
+      if (file === 'image.png') return serve(media.png, 'image/png');
+      if (file === 'video.mp4') return serve(media.mp4, 'video/mp4');
+      if (file === 'audio.mp3') return serve(media.mp3, 'audio/mpeg');
+      return send(404, { detail: 'Not found' });
+    }
+    if (parts[0] === 'files' || parts[0] === 'storage-uploads') {
+      const upload = stored.get(parts[1] ?? '');
+      if (!upload) return send(404, { detail: 'Not found' });
+      if (req.method === 'PUT' && parts[0] === 'storage-uploads') {
+        upload.bytes = raw;
+        double.uploads.push({
+          fileName: upload.fileName,
+          contentType: String(req.headers['content-type'] ?? upload.contentType),
+          bytes: raw,
+          url: `${double.baseURL}/files/${parts[1]}`,
+        });
+        res.writeHead(200);
+        return res.end();
+      }
+      if (req.method === 'GET' && upload.bytes) return serve(upload.bytes, upload.contentType);
+      return send(404, { detail: 'Not found' });
+    }
+
+    if (req.headers.authorization !== `Key ${key}` || (outcome === 'unauthorized' && parts[0] !== 'storage')) {
+      return send(401, { detail: 'Invalid API key' });
+    }
+
+    if (req.method === 'POST' && url.pathname === '/storage/upload/initiate') {
+      const token = randomUUID();
+      stored.set(token, {
+        contentType: String(body?.content_type ?? 'application/octet-stream'),
+        fileName: String(body?.file_name ?? token),
+      });
+      return send(200, {
+        upload_url: `${double.baseURL}/storage-uploads/${token}`,
+        file_url: `${double.baseURL}/files/${token}`,
+      });
+    }
+
+    // The queue: /{owner}/{alias}/requests/{id}[/status|/cancel].
+    if (parts[2] === 'requests' && parts[3]) {
+      const request = queued.get(parts[3]);
+      const app = `${parts[0]}/${parts[1]}`;
+      if (!request || !request.app.startsWith(app)) return send(404, { detail: `Request ${parts[3]} not found` });
+      const urls = {
+        request_id: request.requestId,
+        response_url: `${double.baseURL}/${app}/requests/${request.requestId}`,
+        status_url: `${double.baseURL}/${app}/requests/${request.requestId}/status`,
+        cancel_url: `${double.baseURL}/${app}/requests/${request.requestId}/cancel`,
+      };
+      if (req.method === 'PUT' && parts[4] === 'cancel') {
+        double.cancels.push(request.requestId);
+        if (request.done) return send(400, { status: 'ALREADY_COMPLETED' });
+        request.cancelled = true;
+        return send(202, { status: 'CANCELLATION_REQUESTED' });
+      }
+      if (req.method === 'GET' && parts[4] === 'status') {
+        const stalled = request.outcome === 'stall' && !released;
+        if (!request.cancelled && (stalled || request.polls < double.pollsBeforeDone)) {
+          request.polls += 1;
+          const status: QueueStatus =
+            request.polls === 1 && !stalled
+              ? { ...urls, status: 'IN_QUEUE', queue_position: 0 }
+              : { ...urls, status: 'IN_PROGRESS', logs: [] };
+          return send(202, status);
+        }
+        request.done = true;
+        const failed = request.cancelled || request.outcome === 'failed' || request.outcome === 'content_policy';
+        const status: QueueStatus = { ...urls, status: 'COMPLETED', logs: [], metrics: { inference_time: 0.5 } };
+        return send(200, failed ? { ...status, error: 'Request failed', error_type: 'app_error' } : status);
+      }
+      if (req.method === 'GET' && parts.length === 4) {
+        const headers = { 'x-fal-request-id': request.requestId };
+        if (!request.done) return send(400, { detail: 'Request is still in progress' }, headers);
+        if (request.cancelled) return send(400, { detail: 'Request was cancelled' }, headers);
+        if (request.outcome === 'failed') {
+          return send(500, { detail: 'The app crashed while running the request' }, headers);
+        }
+        if (request.outcome === 'content_policy') {
+          const detail = [
+            {
+              loc: ['body', 'prompt'],
+              msg: 'The content could not be processed because it contained material flagged by a content checker.',
+              type: 'content_policy_violation',
+            },
+          ];
+          return send(422, { detail }, headers);
+        }
+        return send(200, outputOf(request.app, request.input, `${double.baseURL}/results`), headers);
+      }
+      return send(405, { detail: 'Method not allowed' });
+    }
+
+    if (req.method === 'POST' && parts.length >= 2) {
+      const app = parts.join('/');
+      if (outcome === 'invalid_input') {
+        return send(422, { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'missing' }] });
+      }
+      if (outcome === 'server_error' || (outcome === 'server_error_then_ok' && !refusedOnce)) {
+        refusedOnce = true;
+        return send(503, { detail: 'Service temporarily unavailable' });
+      }
+      if (outcome === 'rate_limited_then_ok' && !refusedOnce) {
+        refusedOnce = true;
+        return send(429, { detail: 'Too many requests' }, { 'retry-after': '1' });
+      }
+      const requestId = randomUUID();
+      const submission = { app, requestId, input: body ?? {} };
+      queued.set(requestId, { ...submission, outcome, polls: 0, done: false, cancelled: false });
+      double.submissions.push(submission);
+      const owner = `${parts[0]}/${parts[1]}`;
+      const answer: InQueueQueueStatus = {
+        status: 'IN_QUEUE',
+        queue_position: 0,
+        request_id: requestId,
+        response_url: `${double.baseURL}/${owner}/requests/${requestId}`,
+        status_url: `${double.baseURL}/${owner}/requests/${requestId}/status`,
+        cancel_url: `${double.baseURL}/${owner}/requests/${requestId}/cancel`,
+      };
+      return send(200, answer);
+    }
+    return send(404, { detail: `Unknown route: ${req.method} ${url.pathname}` });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  double.baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  double.baseURL = server.origin;
   return double;
 }

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type OpenAI from 'openai';
 import {
   chatCompletion,
@@ -10,6 +9,7 @@ import {
   video as videoBody,
   videoDeleted,
 } from './openai-fixtures';
+import { startLoopbackServer } from './loopback-server';
 
 /** How the double answers the next requests (a video's polls follow `video` instead). */
 export type DoubleOutcome =
@@ -106,7 +106,6 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
   let outcome: DoubleOutcome = 'ok';
   let nextVideo = 0;
   const polls = new Map<string, { seen: number; script: VideoScript }>();
-  const sockets = new Set<Socket>();
   const double: OpenAIDouble = {
     baseURL: '',
     requests: [],
@@ -127,11 +126,7 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
           (typeof path === 'string' ? r.path === `/v1${path}` : path.test(r.path)) &&
           (method === undefined || r.method === method),
       ),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) {
@@ -273,22 +268,12 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
     }
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      answer(req, res, Buffer.concat(chunks)).catch((err: unknown) => {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: String(err), type: 'server_error', param: null, code: null } }));
-      });
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  double.baseURL = `http://127.0.0.1:${port}/v1`;
+  const server = await startLoopbackServer((req, res, body) =>
+    answer(req, res, body).catch((err: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(err), type: 'server_error', param: null, code: null } }));
+    }),
+  );
+  double.baseURL = `${server.origin}/v1`;
   return double;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { Account, FileObject, Prediction } from 'replicate';
 import sharp from 'sharp';
+import { startLoopbackServer } from './loopback-server';
 
 // A loopback server speaking Replicate's HTTP API (v1) as it documents it:
 // predictions created by model or version (Prefer: wait honoured), polled
@@ -101,7 +101,6 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
   let pollFailures = 0;
   const live = new Map<string, Live>();
   const files = new Map<string, { bytes: Buffer; contentType: string }>();
-  const sockets = new Set<Socket>();
   let base = '';
   let origin = '';
   let count = 0;
@@ -167,22 +166,14 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
         const m = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(r.path);
         return r.method === 'POST' && m ? [m[1]!] : [];
       }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void handle(req, res, Buffer.concat(chunks)).catch((err: unknown) => {
-        if (!res.headersSent) problem(res, 500, 'Internal Server Error', String(err));
-      });
-    });
-  });
+  const server = await startLoopbackServer((req, res, body) =>
+    handle(req, res, body).catch((err: unknown) => {
+      if (!res.headersSent) problem(res, 500, 'Internal Server Error', String(err));
+    }),
+  );
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -344,13 +335,7 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
     return send(res, 201, prediction);
   }
 
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
+  origin = `${server.origin}`;
   base = `${origin}/v1`;
   double.baseURL = base;
   return double;
