@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
-import { startNodeWorkers } from '@weft/engine';
 import { readiness } from '@weft/health';
 import { credentialStoreFor } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
@@ -12,7 +11,7 @@ import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@we
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
-import { startAssetWorker } from './assets/asset-worker';
+import { startAssetWorker, startNodeWorkers } from './compose';
 import { ListenError, startOpsServer } from './http/ops-server';
 import { createWorkerMetrics } from './http/worker-metrics';
 

@@ -3,13 +3,13 @@ import type { ImageLimits, NodeRoutes } from '@weft/nodes';
 import type { AssetJobProducer } from '@weft/queue';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Logger } from 'pino';
-import type { CancelBus, InFlight } from './cancel-bus';
-import type { TransitionWrite } from './commit-transition';
-import type { Dispatcher } from './dispatcher';
+import type { CancelBus, InFlight } from './dispatch/cancel-bus';
+import type { TransitionWrite } from './store/commit-transition';
+import type { Dispatcher } from './dispatch/dispatcher';
 import type { EngineHooks } from './engine-hooks';
-import type { VersionCache } from './flow-cache';
-import type { GroupedCalls } from './grouped-calls';
-import type { RunSnapshot } from './run-snapshots';
+import type { VersionCache } from './store/versions';
+import type { GroupedCalls } from './store/grouped-calls';
+import type { RunSnapshot } from './store/run-snapshots';
 
 export interface MediaTools {
   ffmpeg: string;

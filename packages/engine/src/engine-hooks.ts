@@ -1,6 +1,6 @@
 import type { FailureReason } from '@weft/contracts';
 import type { EngineCore } from './engine-core';
-import type { RunRow } from './run-rows';
+import type { RunRow } from './store/run-rows';
 
 // What the engine tells observers (the processes' metrics) about the work it
 // did. Hooks are called after the transaction committed, so a rollback is

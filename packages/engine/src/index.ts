@@ -1,17 +1,24 @@
-// @weft/engine: the only package combining the database, the queues, object
-// storage and the node executors. Processes build one Engine over their own
-// clients (the gateway to start, decide and cancel; workers to execute and reconcile).
+// @weft/engine: the use cases of running a flow, over the database, the queues,
+// object storage and the node executors. Its words, used nowhere else for these:
+//   ready     a pending node whose upstream nodes have all settled (@weft/dag)
+//   dispatch  mark ready nodes `running` and enqueue their jobs once committed
+//   settle    record a node's result (completed, waiting for review, skipped)
+//   commit    write a run's transition in one statement, on the version it was read at
+// Processes build one Engine over their own clients: the gateway starts runs,
+// decides reviews and cancels; workers execute nodes and reconcile.
 export { createEngine, type Engine, type EngineOptions } from './engine';
-export type { EngineHooks, NodeJobFact, RunEndedFact, RunStartedFact } from './engine-hooks';
-export { createRunQueues, type RunQueues } from './dispatcher';
-export { OrgSlots, type OrgSlotsSettings } from './org-slots';
-export { InFlight, listenForCancellations } from './cancel-bus';
+export type { MediaTools } from './engine-core';
+export { notify, type EngineHooks, type NodeJobFact, type RunEndedFact, type RunStartedFact } from './engine-hooks';
+export { createRunQueues, type RunQueues } from './dispatch/dispatcher';
+export { OrgSlots, type OrgSlotsSettings } from './dispatch/org-slots';
+export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
 export { TransientError } from './transient';
-export type { StartRunInput, StartedRun } from './start-run';
-export type { ReviewDecisionInput } from './decide-review';
-export type { ReconcileReport } from './reconcile';
-export type { LoadedVersion } from './flow-cache';
-export type { ExecutedNode, ExecuteOptions } from './execute-node';
-export type { RunSnapshot } from './run-snapshots';
-export { uuidv7, derivedUuid } from './ids';
-export { startNodeWorkers, type NodeWorkers, type NodeWorkersOptions } from './node-workers';
+export type { StartRunInput, StartedRun } from './start-run/start-run';
+export type { ReviewDecisionInput } from './decide-review/decide-review';
+export type { ReconcileReport } from './reconcile/reconcile';
+export type { LoadedVersion } from './store/versions';
+export type { ExecutedNode, ExecuteOptions } from './execute-node/execute-node';
+export type { InstantScope } from './execute-node/instant-chain';
+export type { RunSnapshot } from './store/run-snapshots';
+export { uuidv7, derivedUuid } from './store/ids';
+export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './store/readable';

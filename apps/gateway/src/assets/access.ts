@@ -1,4 +1,5 @@
 import type { Prisma } from '@weft/db';
+import { readableBy } from '@weft/engine';
 
 // Who may do what with an asset (interface.md 4.5); download-asset.ts states
 // the same read rule in SQL:
@@ -7,5 +8,5 @@ import type { Prisma } from '@weft/db';
 // Deleted assets are never listed; get answers 404 for them and download 410.
 
 export function assetReadableBy(organizationId: string): Prisma.AssetWhereInput {
-  return { OR: [{ organizationId }, { visibility: { in: ['public', 'shared'] } }] };
+  return readableBy(organizationId);
 }

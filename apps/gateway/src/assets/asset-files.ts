@@ -1,4 +1,5 @@
 import type { Db } from '@weft/db';
+import { isReadableBy } from '@weft/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Loaded } from '../cache/invalidated-cache';
@@ -112,9 +113,7 @@ export function createAssetFiles({ db, redis, redisPrefix, ttlMs, logger }: Asse
     async readable(organizationId, assetId) {
       const file = await cache.get(assetId);
       if (!file) return undefined;
-      const readable =
-        file.organizationId === organizationId || file.visibility === 'public' || file.visibility === 'shared';
-      return readable ? file : undefined;
+      return isReadableBy(file, organizationId) ? file : undefined;
     },
     markDownloaded(file, onError) {
       if (file.downloaded) return;

@@ -1,5 +1,6 @@
 import type { AppVisibilitySchema, FlowVisibilitySchema, z } from '@weft/contracts';
 import type { Prisma, SqlValues } from '@weft/db';
+import { readableBy } from '@weft/engine';
 
 // Who sees what in the catalog (interface.md 4.1, extensions.md 3):
 //
@@ -26,9 +27,6 @@ export interface ListScope<V extends string> {
   visibility?: V[];
   owned: boolean;
 }
-
-/** Visibilities of other organizations' objects that may be read by id. */
-export const READABLE_BY_OTHERS = { agent: ['shared', 'public'], app: ['shared', 'public'] } as const;
 
 /**
  * SQL condition on the agents aliased `a`: the agents `orgId` lists with
@@ -78,10 +76,10 @@ function listScope(orgId: string, scope: ListScope<string>, values: SqlValues, t
 
 /** Prisma condition: agents the organization may read by id. */
 export function agentReadableBy(orgId: string): Prisma.AgentWhereInput {
-  return { OR: [{ organizationId: orgId }, { visibility: { in: [...READABLE_BY_OTHERS.agent] } }] };
+  return readableBy(orgId);
 }
 
 /** Prisma condition: apps the organization may read by id. */
 export function appReadableBy(orgId: string): Prisma.AppWhereInput {
-  return { OR: [{ organizationId: orgId }, { visibility: { in: [...READABLE_BY_OTHERS.app] } }] };
+  return readableBy(orgId);
 }

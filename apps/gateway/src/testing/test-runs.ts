@@ -1,5 +1,5 @@
 import { createDb } from '@weft/db';
-import { startNodeWorkers, type NodeWorkers } from '@weft/engine';
+import { startNodeWorkers, type NodeWorkers } from '@weft/worker';
 import type { NodeRoutes } from '@weft/nodes';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { waitFor } from '@weft/testing';

@@ -1,7 +1,7 @@
 import type { ExecuteNodeJob } from '@weft/queue';
 import { executeNodeJobId } from '@weft/queue';
 import type { Logger } from 'pino';
-import type { OrgSlots } from './org-slots';
+import type { OrgSlots } from '@weft/engine';
 
 /**
  * Renews the slots of the jobs this process is executing, three times per

@@ -1,11 +1,11 @@
-import { isInstantNode, NodeFailure } from '@weft/nodes';
+import { isInstantNode, isRequiredInput, NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { markNodeFailed } from '@weft/telemetry';
-import type { NodeSettlement } from './commit-transition';
-import type { EngineCore } from './engine-core';
+import type { NodeSettlement } from '../store/commit-transition';
+import type { EngineCore } from '../engine-core';
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
-import { dispatchReady } from './transition';
-import type { NodeRow } from './run-rows';
+import { dispatchReady } from '@weft/dag';
+import type { NodeRow } from '../store/run-rows';
 
 /**
  * Wraps the execution of each instant node of a chain (the worker's log
@@ -48,7 +48,7 @@ export async function settleWithInstantNodes(
     row.output = settlement.output;
     row.cost += settlement.cost;
     chain.settlements.push(settlement);
-    for (const ready of dispatchReady(rows, scope.version).ready) {
+    for (const ready of dispatchReady(rows, scope.version.graph, isRequiredInput).ready) {
       if (!isInstantNode(ready.nodeType)) continue;
       // Stopped: the nodes left stay dispatched, for failNode to cancel (or the reconciler to enqueue after a crash).
       if (chain.failed || chain.canceled) return;

@@ -14,14 +14,14 @@ import {
   type NodeValue,
 } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
-import type { NodeSettlement } from './commit-transition';
-import type { EngineCore } from './engine-core';
-import type { LoadedVersion } from './flow-cache';
-import { derivedUuid } from './ids';
+import type { NodeSettlement } from '../store/commit-transition';
+import type { EngineCore } from '../engine-core';
+import type { LoadedVersion } from '../store/versions';
+import { derivedUuid } from '../store/ids';
 import { nodeAssets } from './node-assets';
-import { providerJobs, recordCharge } from './provider-jobs';
-import type { NodeRow, RunRow } from './run-rows';
-import { TransientError } from './transient';
+import { providerJobs, recordCharge } from '../store/provider-jobs';
+import type { NodeRow, RunRow } from '../store/run-rows';
+import { TransientError } from '../transient';
 
 /** The run a node executes in: its row, inputs and node rows as the execution sees them. */
 export interface ExecutionScope {

@@ -15,8 +15,11 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Pool } from 'pg';
-import { derivedUuid } from './ids';
-import { TransientError } from './transient';
+import { derivedUuid } from '../store/ids';
+import { readableBySql } from '../store/readable';
+import { TransientError } from '../transient';
+
+const READABLE = readableBySql('$2');
 
 export interface NodeScope {
   runId: string;
@@ -77,7 +80,7 @@ export function nodeAssets(deps: NodeAssetsDeps, scope: NodeScope): NodeAssets {
     const { rows: found } = await pool.query<AssetRow>({
       name: 'engine_read_asset_v2',
       text: `SELECT storage_key, media_type, content_type, media_extension, filename, size_bytes FROM assets
-              WHERE id = $1 AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+              WHERE id = $1 AND deleted_at IS NULL AND ${READABLE}`,
       values: [assetId, scope.organizationId],
     });
     const first = found[0];

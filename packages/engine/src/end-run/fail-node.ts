@@ -1,11 +1,12 @@
 import type { NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { markNodeFailed } from '@weft/telemetry';
-import type { EngineCore } from './engine-core';
-import { reportRunEnded } from './engine-hooks';
-import { uuidv7 } from './ids';
-import { endRun, loadNodes, lockRun, type NodeRow, type RunRow } from './run-rows';
-import { Rollback, withTransaction } from './tx';
+import type { EngineCore } from '../engine-core';
+import { reportRunEnded } from '../engine-hooks';
+import { uuidv7 } from '../store/ids';
+import { endRun, loadNodes, lockRun, type NodeRow, type RunRow } from '../store/run-rows';
+import { failNodeAttempt } from '../store/node-executions';
+import { Rollback, withTransaction } from '../store/tx';
 
 /**
  * A node failed: the node is marked failed (if this attempt still holds it),
@@ -24,13 +25,7 @@ export async function failNode(
   const ended = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, job.runId));
     if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
-    const updated = await client.query({
-      name: 'engine_fail_node_v1',
-      text: `UPDATE node_executions SET status = 'failed', error = $4, completed_at = now()
-              WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $3`,
-      values: [job.runId, job.nodeId, job.attempt, failure.message],
-    });
-    if (updated.rowCount === 0) throw new Rollback('node already settled');
+    if (!(await failNodeAttempt(client, job, failure.message))) throw new Rollback('node already settled');
     const nodes: NodeRow[] = await loadNodes(client, run.id);
     await endRun(client, run, nodes, { status: 'failed', reason: failure.reason, error: failure.message }, uuidv7);
     return nodes.filter((n) => n.status === 'running');

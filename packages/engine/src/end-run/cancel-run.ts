@@ -1,9 +1,9 @@
 import { ConflictError, NotFoundError } from '@weft/errors';
-import type { EngineCore } from './engine-core';
-import { reportRunEnded } from './engine-hooks';
-import { uuidv7 } from './ids';
-import { endRun, loadNodes, lockRun, type RunRow } from './run-rows';
-import { withTransaction } from './tx';
+import type { EngineCore } from '../engine-core';
+import { reportRunEnded } from '../engine-hooks';
+import { uuidv7 } from '../store/ids';
+import { endRun, loadNodes, lockRun, type RunRow } from '../store/run-rows';
+import { withTransaction } from '../store/tx';
 
 /**
  * DELETE /runs/{id} and /app-runs/{id}: ends an in-progress run as

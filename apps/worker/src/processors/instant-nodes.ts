@@ -1,7 +1,7 @@
 import { currentTraceCarrier, traceNodeJob, withLogContext } from '@weft/telemetry';
 import type { Logger } from 'pino';
-import { notify, type EngineHooks } from './engine-hooks';
-import type { InstantScope } from './instant-chain';
+import { notify, type EngineHooks } from '@weft/engine';
+import type { InstantScope } from '@weft/engine';
 
 /** The label instant nodes carry where queued ones name their queue (spans, metrics). */
 export const INSTANT_LANE = 'instant';

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
 import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
-import type { Transition } from './transition';
+import type { Transition } from '@weft/dag';
 
 /** A node's own result, written by the transition that follows from it. */
 export interface NodeSettlement {

@@ -1,23 +1,19 @@
-import type { ProposedOutput } from '@weft/contracts';
 import { ConflictError, NotFoundError } from '@weft/errors';
-import { advance, type Dispatch } from './advance';
+import { commitUnderLock } from '../store/commit-under-lock';
+import type { Dispatch } from '@weft/dag';
 import { rerunOutputOf } from '@weft/nodes';
-import type { EngineCore } from './engine-core';
-import { reportRunEnded } from './engine-hooks';
+import type { EngineCore } from '../engine-core';
+import { reportRunEnded } from '../engine-hooks';
 import { approvedOutput } from './review-output';
-import { loadNodes, lockRun, type RunRow } from './run-rows';
-import { withTransaction } from './tx';
+import { loadNodes, lockRun, type RunRow } from '../store/run-rows';
+import { completeReviewedNode, rerunNodes } from '../store/node-executions';
+import { approveReview, readReview, retryReview, type ReviewRow } from '../store/reviews';
+import { withTransaction } from '../store/tx';
 import type { PoolClient } from 'pg';
 
 export interface ReviewDecisionInput {
   decision: 'approve' | 'retry';
   output?: Record<string, unknown> | undefined;
-}
-
-interface ReviewRow {
-  node_id: string;
-  status: 'pending' | 'approved' | 'retried' | 'canceled';
-  proposed_output: ProposedOutput;
 }
 
 /**
@@ -43,11 +39,7 @@ export async function decideReview(
   const dispatch = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, runId, orgId));
     if (!run) throw new NotFoundError('Run');
-    const { rows } = await client.query<ReviewRow>(
-      'SELECT node_id, status, proposed_output FROM reviews WHERE id = $1 AND run_id = $2',
-      [reviewId, runId],
-    );
-    const review = rows[0];
+    const review = await readReview(client, runId, reviewId);
     if (!review) throw new NotFoundError('Review');
     if (review.status !== 'pending' || run.status !== 'in_progress') {
       throw new ConflictError(`Review is not pending (${review.status === 'pending' ? run.status : review.status})`);
@@ -72,18 +64,11 @@ async function approve(
   const node = nodes.find((n) => n.node_id === review.node_id && n.status === 'waiting_review');
   if (!node?.output) throw new ConflictError('Review is not pending');
   const value = await approvedOutput(client, run.organization_id, review.proposed_output, node.output, output);
-  await client.query(
-    `UPDATE reviews SET status = 'approved', output = $2, decided_at = now() WHERE id = $1 AND status = 'pending'`,
-    [reviewId, JSON.stringify(output)],
-  );
-  await client.query(
-    `UPDATE node_executions SET status = 'completed', output = $3, completed_at = now()
-      WHERE run_id = $1 AND node_id = $2 AND status = 'waiting_review'`,
-    [run.id, review.node_id, JSON.stringify(value)],
-  );
+  await approveReview(client, reviewId, output);
+  await completeReviewedNode(client, run.id, review.node_id, value);
   node.status = 'completed';
   node.output = value;
-  return advanceRun(core, client, run, nodes);
+  return commitDecision(core, client, run, nodes);
 }
 
 async function retry(
@@ -106,32 +91,19 @@ async function retry(
   const skipped = (await loadNodes(client, run.id))
     .filter((n) => n.status === 'skipped' && after.has(n.node_id))
     .map((n) => n.node_id);
-  await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
-    reviewId,
-  ]);
+  await retryReview(client, reviewId);
   // Every node re-run moves to its next attempt (a new job id), as does the review node,
   // which then waits for them and proposes anew. The sources start at once (their own
   // upstream nodes keep their outputs); the nodes between wait for theirs.
-  await client.query(
-    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL,
-            started_at = NULL, completed_at = NULL
-      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [run.id, [review.node_id, ...between, ...skipped]],
-  );
-  await client.query(
-    `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,
-            started_at = now(), completed_at = NULL
-      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [run.id, sources],
-  );
+  await rerunNodes(client, run.id, [review.node_id, ...between, ...skipped], sources);
   const nodes = await loadNodes(client, run.id);
   const dispatched = nodes
     .filter((n) => sources.includes(n.node_id))
     .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
-  return [...dispatched, ...(await advanceRun(core, client, run, nodes))];
+  return [...dispatched, ...(await commitDecision(core, client, run, nodes))];
 }
 
-async function advanceRun(
+async function commitDecision(
   core: EngineCore,
   client: PoolClient,
   run: RunRow,
@@ -139,5 +111,5 @@ async function advanceRun(
 ) {
   const version = await core.versions.version(run.agent_version_id);
   const spec = await core.versions.resultSpec(run.agent_version_id, run.app_id);
-  return advance(client, run, nodes, version, spec, null);
+  return commitUnderLock(client, run, nodes, version, spec, null);
 }

@@ -1,13 +1,9 @@
-import type { FailureReason, RunInput } from '@weft/contracts';
+import type { RunInput } from '@weft/contracts';
 import { isRefusedData, violatesUniqueIndex } from '@weft/db';
 import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
-import { advance } from './advance';
-import type { Dispatch } from './transition';
-import type { LoadedVersion, VersionCache } from './flow-cache';
 import { uuidv7 } from './ids';
-import type { RunRow } from './run-rows';
-import { withTransaction } from './tx';
+import type { LoadedVersion } from './versions';
 
 export interface StartRunInput {
   organizationId: string;
@@ -19,20 +15,6 @@ export interface StartRunInput {
   /** As given by the caller (already validated): stored and echoed on the record. */
   inputs: RunInput[];
   estimatedCost: number;
-}
-
-export interface StartedRun {
-  id: string;
-  createdAt: Date;
-  /** When it failed at creation (insufficient credits); null otherwise, also for a run completed at creation. */
-  completedAt: Date | null;
-  status: 'in_progress' | 'failed' | 'completed';
-  failureReason: FailureReason | null;
-  error: string | null;
-  currentNode: string | null;
-  agentVersion: number;
-  /** Nodes to enqueue now that the run is committed. */
-  dispatch: Dispatch[];
 }
 
 /** The only unique index the create statement can violate: runs' (organization_id, external_id). */
@@ -49,22 +31,7 @@ export interface PreparedRun {
   insufficient: string;
 }
 
-export async function prepareRun(versions: VersionCache, input: StartRunInput): Promise<PreparedRun> {
-  const version = await versions.version(input.agentVersionId);
-  const nodeIds = version.graph.nodeIds();
-  const roots = new Set(version.graph.roots());
-  return {
-    input,
-    id: uuidv7(),
-    version,
-    nodeIds,
-    roots,
-    firstRoot: nodeIds.find((id) => roots.has(id)),
-    insufficient: `Insufficient credits: this run needs ${input.estimatedCost}`,
-  };
-}
-
-interface CreatedRow {
+export interface CreatedRow {
   id: string;
   created_at: Date;
   completed_at: Date | null;
@@ -172,7 +139,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
  * names the run holding it, and values the database refuses as a 422: the
  * gateway's checks refuse what they know of first, with a `loc` naming the value.
  */
-export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: PreparedRun): Promise<StartedRun> {
+export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: PreparedRun): Promise<CreatedRow> {
   let created: CreatedRow;
   try {
     [created] = (await writeRuns(db, [run])) as [CreatedRow];
@@ -186,7 +153,7 @@ export async function writeRun(pool: Pool, db: Pick<PoolClient, 'query'>, run: P
     });
     throw new ExternalIdConflictError(existing.rows[0]?.id ?? run.id);
   }
-  return startedRun(run, created);
+  return created;
 }
 
 function refusedRun(err: unknown) {
@@ -194,57 +161,4 @@ function refusedRun(err: unknown) {
   // Unicode), never where the database is or what else it holds.
   const { message, detail } = err as { message: string; detail?: string };
   return invalid(['body'], `The database refused this run's data: ${message}${detail ? ` (${detail})` : ''}`);
-}
-
-/** The created run as the caller reports it. */
-export function startedRun(run: PreparedRun, created: CreatedRow): StartedRun {
-  const base = { id: run.id, agentVersion: run.version.version, createdAt: created.created_at };
-  if (!created.funded) {
-    return {
-      ...base,
-      completedAt: created.completed_at,
-      status: 'failed',
-      failureReason: 'insufficient_credits',
-      error: run.insufficient,
-      currentNode: null,
-      dispatch: [],
-    };
-  }
-  const graph = run.version.graph;
-  return {
-    ...base,
-    completedAt: null,
-    status: 'in_progress',
-    failureReason: null,
-    error: null,
-    currentNode: run.firstRoot ? graph.node(run.firstRoot)!.type : null,
-    dispatch: run.nodeIds
-      .filter((id) => run.roots.has(id))
-      .map((id) => ({ nodeId: id, attempt: 0, nodeType: graph.node(id)!.type })),
-  };
-}
-
-/**
- * A flow of comments only: nothing executes, so the run completes in the
- * transaction that creates it (rare; the lock held across round trips does not matter here).
- */
-export async function startEmptyRun(pool: Pool, versions: VersionCache, run: PreparedRun): Promise<StartedRun> {
-  const { input } = run;
-  return withTransaction(pool, async (client) => {
-    const started = await writeRun(pool, client, run);
-    if (started.status !== 'in_progress') return started;
-    const row: RunRow = {
-      id: run.id,
-      organization_id: input.organizationId,
-      kind: input.kind,
-      agent_id: input.agentId,
-      agent_version_id: input.agentVersionId,
-      app_id: input.appId,
-      status: 'in_progress',
-      reserved_credits: input.estimatedCost,
-      version: 0,
-    };
-    await advance(client, row, [], run.version, await versions.resultSpec(input.agentVersionId, input.appId), null);
-    return { ...started, status: 'completed' as const, currentNode: null, dispatch: [] };
-  });
 }

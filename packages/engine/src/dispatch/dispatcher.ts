@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { OrgSlots, type OrgSlotsSettings } from './org-slots';
-import type { Dispatch } from './transition';
+import type { Dispatch } from '@weft/dag';
 
 export interface RunQueues {
   light: Queue<ExecuteNodeJob>;

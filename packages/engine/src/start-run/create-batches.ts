@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from '@weft/db';
 import type { Pool } from 'pg';
-import { startedRun, writeRun, writeRuns, type PreparedRun, type StartedRun } from './start-run';
+import { writeRun, writeRuns, type PreparedRun } from '../store/create-runs';
+import { startedRun, type StartedRun } from './start-run';
 
 /** Most runs one create statement writes. */
 const MAX_BATCH = 64;
@@ -68,7 +69,9 @@ export class CreateBatches {
 
   private async write(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
-      await settle(batch[0]!, () => writeRun(this.pool, this.pool, batch[0]!.run));
+      await settle(batch[0]!, async () =>
+        startedRun(batch[0]!.run, await writeRun(this.pool, this.pool, batch[0]!.run)),
+      );
       return;
     }
     let rows;
@@ -94,6 +97,6 @@ export class CreateBatches {
       return;
     }
     // Not enough credits for all of them: nothing was written.
-    for (const w of batch) await settle(w, () => writeRun(this.pool, this.pool, w.run));
+    for (const w of batch) await settle(w, async () => startedRun(w.run, await writeRun(this.pool, this.pool, w.run)));
   }
 }

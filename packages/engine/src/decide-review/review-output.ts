@@ -2,6 +2,7 @@ import type { ProposedOutput } from '@weft/contracts';
 import { invalid, ValidationError, type ValidationIssue } from '@weft/errors';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
+import { readableBySql } from '../store/readable';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEDIA_OF: Record<string, string> = { images: 'image', videos: 'video', audio: 'audio', files: 'file' };
@@ -52,7 +53,7 @@ export async function approvedOutput(
   const ids = items as string[];
   const { rows } = await client.query<{ id: string; media_type: string }>(
     `SELECT id, media_type FROM assets
-      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND ${readableBySql('$2')}`,
     [ids, orgId],
   );
   const found = new Map(rows.map((r) => [r.id, r.media_type]));

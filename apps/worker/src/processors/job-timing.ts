@@ -1,7 +1,7 @@
 import { NODE_TYPES } from '@weft/contracts';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { notify, type EngineHooks } from './engine-hooks';
+import { notify, type EngineHooks } from '@weft/engine';
 
 const KNOWN_NODE_TYPES = new Set<string>(NODE_TYPES);
 

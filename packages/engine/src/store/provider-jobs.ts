@@ -1,6 +1,6 @@
 import type { ProviderJobRef, ProviderJobs, ProviderUsage } from '@weft/nodes';
 import type { Pool } from 'pg';
-import { TransientError } from './transient';
+import { TransientError } from '../transient';
 
 export interface AttemptKey {
   runId: string;

@@ -1,63 +1,40 @@
-import type { Db } from '@weft/db';
-import type { FfmpegTools } from '@weft/media';
 import { redactUrls, UnprocessableMediaError } from '@weft/media';
 import {
   ASSET_JOBS,
   ASSET_QUEUE,
   closeWorker,
   countProcessorCalls,
-  createWorkerConnection,
   PROCESS_ASSET_JOB_OPTIONS,
   ProcessAssetJob,
   processAssetJobId,
   WORKER_RUN_RETRY_DELAY_MS,
 } from '@weft/queue';
-import { createUrlSigner, type Storage } from '@weft/storage';
 import { withLogContext } from '@weft/telemetry';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { processAsset } from './process-asset';
-import { findUnprocessedAssets } from './sweep-assets';
+import { processAsset, type AssetProcessingDeps } from '../assets/process-asset';
+import { findUnprocessedAssets } from '../assets/sweep-assets';
 
-export interface AssetWorkerOptions {
-  db: Db;
-  storage: Storage;
-  redisUrl: string;
+export interface AssetProcessorOptions {
+  /** The worker's BullMQ connection, and the `assets` queue over it (the composition root's). */
+  connection: Redis;
+  queue: Queue;
   redisPrefix: string;
   logger: Logger;
   concurrency: number;
-  maxPixels: number;
-  maxImageBytes: number;
-  ffmpeg: FfmpegTools;
+  deps: AssetProcessingDeps;
   /** How often the sweeper runs, and how old a still-pending asset must be for it to act. */
   sweepIntervalMs: number;
   sweepStaleMs: number;
 }
 
-export interface AssetWorker {
-  /** Stops taking jobs and waits for those in flight. */
-  close(): Promise<void>;
-}
-
-/** The BullMQ worker of the `assets` queue: processing jobs plus the repeatable sweep. */
-export async function startAssetWorker(options: AssetWorkerOptions): Promise<AssetWorker> {
-  const { db, storage, logger } = options;
-  const connection = createWorkerConnection(options.redisUrl);
-  connection.on('error', (err) => logger.warn({ err: err.message }, 'asset worker redis error'));
-  const queue = new Queue(ASSET_QUEUE, { connection, prefix: options.redisPrefix });
-  // ffmpeg fetches by presigned URL; fifteen minutes outlasts any probe.
-  const urls = createUrlSigner(storage, { ttlSeconds: 900 });
-  const deps = {
-    db,
-    storage,
-    urls,
-    ffmpeg: options.ffmpeg,
-    maxPixels: options.maxPixels,
-    maxImageBytes: options.maxImageBytes,
-  };
+/** The processor of the `assets` queue: processing jobs plus the repeatable sweep. */
+export async function startAssetProcessor(options: AssetProcessorOptions): Promise<{ close(): Promise<void> }> {
+  const { deps, logger, queue } = options;
 
   async function sweep(): Promise<number> {
-    const ids = await findUnprocessedAssets(db, options.sweepStaleMs);
+    const ids = await findUnprocessedAssets(deps.db, options.sweepStaleMs);
     if (ids.length === 0) return 0;
     await queue.addBulk(
       ids.map((assetId) => ({
@@ -90,7 +67,7 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
 
   const counted = countProcessorCalls(handle);
   const worker = new Worker(ASSET_QUEUE, counted.processor, {
-    connection,
+    connection: options.connection,
     prefix: options.redisPrefix,
     concurrency: options.concurrency,
     runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
@@ -101,12 +78,5 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
     { every: options.sweepIntervalMs },
     { name: ASSET_JOBS.sweep, opts: { removeOnComplete: true, removeOnFail: true } },
   );
-
-  return {
-    async close() {
-      await closeWorker(worker, counted.inFlight);
-      await queue.close();
-      connection.disconnect();
-    },
-  };
+  return { close: () => closeWorker(worker, counted.inFlight) };
 }

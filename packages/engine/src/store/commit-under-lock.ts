@@ -1,11 +1,10 @@
 import type { FlowOutput } from '@weft/contracts';
+import { isRequiredInput } from '@weft/nodes';
 import type { PoolClient } from 'pg';
 import { commitTransition } from './commit-transition';
-import type { LoadedVersion } from './flow-cache';
+import type { LoadedVersion } from './versions';
 import type { NodeRow, RunRow } from './run-rows';
-import { planTransition, type Dispatch } from './transition';
-
-export type { Dispatch } from './transition';
+import { planTransition, type Dispatch } from '@weft/dag';
 
 /**
  * After a node's state changed inside a transaction holding the run's lock
@@ -17,7 +16,7 @@ export type { Dispatch } from './transition';
  * `running` means dispatched: queued or executing. It is set here, by the
  * upstream commit, rather than by a separate "started" commit of the worker.
  */
-export async function advance(
+export async function commitUnderLock(
   client: PoolClient,
   run: RunRow,
   nodes: NodeRow[],
@@ -25,7 +24,7 @@ export async function advance(
   resultSpec: FlowOutput[],
   startedAt: Date | null,
 ): Promise<Dispatch[]> {
-  const transition = planTransition(run, nodes, version, resultSpec);
+  const transition = planTransition(run, nodes, version.graph, resultSpec, isRequiredInput);
   // Under the lock, the version lockRun returned is current: the write cannot miss.
   const applied = await commitTransition(client, { run, settled: [], transition, startedAt });
   if (!applied) throw new Error(`Run ${run.id} changed under its lock`);

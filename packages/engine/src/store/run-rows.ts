@@ -1,5 +1,6 @@
 import type { FailureReason, NodeType } from '@weft/contracts';
 import type { NodeValue } from '@weft/nodes';
+import { actualCost, nodeCharges, type NodeCharge, type NodeStatus, type RunStatus } from '@weft/dag';
 import type { PoolClient } from 'pg';
 
 // The rows the engine reads and locks, and the statements over them.
@@ -11,15 +12,13 @@ export interface RunRow {
   agent_id: string;
   agent_version_id: string;
   app_id: string | null;
-  status: 'in_progress' | 'completed' | 'failed' | 'canceled';
+  status: RunStatus;
   reserved_credits: number;
   /** runs.version as read or locked: see commit-transition.ts. */
   version: number;
   /** Set by endRun or completeRun when this transaction ends the run: reported to the hooks after the commit. */
   ended?: { status: 'completed' | 'failed' | 'canceled'; failureReason: FailureReason | null; cost: number };
 }
-
-export type NodeStatus = 'pending' | 'running' | 'waiting_review' | 'completed' | 'failed' | 'canceled' | 'skipped';
 
 /**
  * A node's output as its row holds it: the value, and for a node with named
@@ -76,29 +75,11 @@ export async function loadNodes(client: Pick<PoolClient, 'query'>, runId: string
   return rows;
 }
 
-/** Sum of the node costs incurred, capped at the reservation: the estimate is the most a run can cost. */
-export function actualCost(run: RunRow, nodes: NodeRow[]): number {
-  const incurred = nodes.reduce((sum, node) => sum + node.cost, 0);
-  return Math.min(incurred, run.reserved_credits);
-}
-
 export interface SettlementLines {
   ids: string[];
   kinds: ('release' | 'charge')[];
   amounts: number[];
   notes: string[];
-}
-
-/** What one node cost its run: a ledger line of its own, so the ledger explains a run's charge node by node. */
-export interface NodeCharge {
-  nodeId: string;
-  nodeType: string;
-  cost: number;
-}
-
-/** The nodes that cost their run something, in the order of their rows. */
-export function nodeCharges(nodes: NodeRow[]): NodeCharge[] {
-  return nodes.filter((n) => n.cost > 0).map((n) => ({ nodeId: n.node_id, nodeType: n.node_type, cost: n.cost }));
 }
 
 /**

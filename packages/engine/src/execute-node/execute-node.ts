@@ -2,15 +2,15 @@ import { isRefusedData } from '@weft/db';
 import { isInstantNode, NodeFailure } from '@weft/nodes';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { withLogContext } from '@weft/telemetry';
-import type { EngineCore } from './engine-core';
-import { reportRunEnded } from './engine-hooks';
-import { failNode } from './fail-node';
-import type { LoadedVersion } from './flow-cache';
-import type { NodeSettlement } from './commit-transition';
+import type { EngineCore } from '../engine-core';
+import { reportRunEnded } from '../engine-hooks';
+import { failNode } from '../end-run/fail-node';
+import type { LoadedVersion } from '../store/versions';
+import type { NodeSettlement } from '../store/commit-transition';
 import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-chain';
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
-import type { RunSnapshot } from './run-snapshots';
-import { transitionOf, type Dispatch } from './transition';
+import type { RunSnapshot } from '../store/run-snapshots';
+import { transitionOf, type Dispatch } from '@weft/dag';
 
 export interface ExecuteOptions {
   /** The run as the caller read it: used instead of a read, and trusted no further than one (the commit checks the version). */
@@ -131,7 +131,7 @@ async function commitNode(
       .filter((n) => n.status === 'running')
       .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
     const skipped = moved.filter((n) => n.status === 'skipped').map((n) => n.node_id);
-    const transition = transitionOf(run, rows, { ready, skipped }, version, spec);
+    const transition = transitionOf(run, rows, { ready, skipped }, version.graph, spec);
     const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
     let applied: boolean;
     try {

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { PDFDocument } from 'pdf-lib';
 import pino from 'pino';
 import sharp from 'sharp';
-import { startAssetWorker, type AssetWorker } from './asset-worker';
+import { startAssetWorker, type AssetWorker } from '../compose';
 
 // ffmpeg makes the fixtures and then probes and decodes them in the worker:
 // each test is a few seconds alone and took up to 16 s with every core busy.

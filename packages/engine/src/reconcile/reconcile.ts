@@ -1,22 +1,15 @@
 import { NodeFailure } from '@weft/nodes';
 import { executeNodeJobId } from '@weft/queue';
 import { withLogContext } from '@weft/telemetry';
-import type { EngineCore } from './engine-core';
-import { failNode } from './fail-node';
+import type { EngineCore } from '../engine-core';
+import { failNode } from '../end-run/fail-node';
+import { staleDispatchedNodes } from '../store/node-executions';
 
 export interface ReconcileReport {
   /** Dispatched nodes whose job had vanished (Redis lost it, or the enqueue after commit never happened). */
   requeued: number;
   /** Runs ended because a node's job failed for good (BullMQ's retries or stalled limit exhausted). */
   failed: number;
-}
-
-interface StaleNode {
-  run_id: string;
-  organization_id: string;
-  node_id: string;
-  attempt: number;
-  node_type: string;
 }
 
 /**
@@ -30,15 +23,7 @@ interface StaleNode {
  * dispatched node and are left alone. Safe to run in every worker process at once.
  */
 export async function reconcile(core: EngineCore, staleMs: number, limit = 500): Promise<ReconcileReport> {
-  const { rows } = await core.db.pool.query<StaleNode>({
-    name: 'engine_stale_dispatched_nodes_v2',
-    text: `SELECT n.run_id, r.organization_id, n.node_id, n.attempt, n.node_type
-             FROM runs r JOIN node_executions n ON n.run_id = r.id
-            WHERE r.status = 'in_progress' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
-              AND n.status = 'running'
-            LIMIT $2`,
-    values: [staleMs, limit],
-  });
+  const rows = await staleDispatchedNodes(core.db.pool, staleMs, limit);
   const report: ReconcileReport = { requeued: 0, failed: 0 };
   const waiting = new Set<string>();
   for (const node of rows) {

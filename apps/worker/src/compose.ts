@@ -1,0 +1,167 @@
+import type { Db } from '@weft/db';
+import {
+  createEngine,
+  createRunQueues,
+  listenForCancellations,
+  type Engine,
+  type EngineHooks,
+  type MediaTools,
+} from '@weft/engine';
+import type { FfmpegTools } from '@weft/media';
+import type { NodeRoutes } from '@weft/nodes';
+import { ASSET_QUEUE, createAssetJobProducer, createWorkerConnection } from '@weft/queue';
+import { createUrlSigner, type Storage } from '@weft/storage';
+import { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { startAssetProcessor } from './processors/asset-jobs';
+import { startNodeProcessors } from './processors/node-jobs';
+import { startReconcileLoop } from './processors/reconcile-loop';
+
+// The worker's composition root: every client the processors use (Redis
+// connections, queues, the engine) is built here, over the database and
+// storage the process entry (main.ts) or a test harness hands in.
+
+export interface NodeWorkersOptions {
+  db: Db;
+  storage: Storage;
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  lightConcurrency: number;
+  heavyConcurrency: number;
+  /** A job not renewed for this long is taken over by another worker (its worker died). */
+  lockDurationMs: number;
+  outboundAllowList: readonly string[];
+  /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
+  maxImagePixels: number;
+  /** Where node executions make their temporary directories (default: the system's temporary directory). */
+  nodeWorkRoot?: string;
+  reconcileIntervalMs: number;
+  reconcileStaleMs: number;
+  /** Nodes of one organization queued or executing at once, over every worker (ADR 0025). */
+  orgMaxExecutingNodes: number;
+  /** A slot whose job's worker stopped renewing it comes back after this long. */
+  orgSlotLeaseMs?: number;
+  /** Observers (the worker's metrics): runs ended here and node job timings. */
+  hooks?: EngineHooks;
+  /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
+  mediaTools?: MediaTools;
+  /** The provider adapters of the deployment, handed to provider nodes (ADR 0030); none when absent. */
+  nodeRoutes?: NodeRoutes;
+}
+
+export interface NodeWorkers {
+  engine: Engine;
+  /** Stops taking jobs and waits for the ones in flight, then closes its connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Run execution inside a worker process: the engine over this worker's own
+ * Redis connections, the node queues' processors, the cancel subscription
+ * that aborts in-flight nodes, and the reconciler loop.
+ */
+export async function startNodeWorkers(options: NodeWorkersOptions): Promise<NodeWorkers> {
+  const { logger } = options;
+  const connection = createWorkerConnection(options.redisUrl);
+  const subscriber = createWorkerConnection(options.redisUrl);
+  for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const queues = createRunQueues(connection, options.redisPrefix, {
+    maxPerOrg: options.orgMaxExecutingNodes,
+    ...(options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {}),
+  });
+  const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
+  const engine = createEngine({
+    db: options.db,
+    queues,
+    publisher: connection,
+    redisPrefix: options.redisPrefix,
+    logger,
+    storage: options.storage,
+    outboundAllowList: options.outboundAllowList,
+    imageLimits: { maxPixels: options.maxImagePixels },
+    ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
+    ...(options.nodeRoutes ? { nodeRoutes: options.nodeRoutes } : {}),
+    ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
+    assetJobs,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
+  await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
+  const processors = startNodeProcessors({
+    engine,
+    connection,
+    queues,
+    redisPrefix: options.redisPrefix,
+    logger,
+    lightConcurrency: options.lightConcurrency,
+    heavyConcurrency: options.heavyConcurrency,
+    lockDurationMs: options.lockDurationMs,
+    hooks: options.hooks,
+  });
+  const reconciler = startReconcileLoop(engine, options.reconcileIntervalMs, options.reconcileStaleMs, logger);
+
+  return {
+    engine,
+    async close() {
+      await reconciler.stop();
+      await processors.close();
+      await queues.close();
+      await assetJobs.close();
+      subscriber.disconnect();
+      connection.disconnect();
+    },
+  };
+}
+
+export interface AssetWorkerOptions {
+  db: Db;
+  storage: Storage;
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  concurrency: number;
+  maxPixels: number;
+  maxImageBytes: number;
+  ffmpeg: FfmpegTools;
+  /** How often the sweeper runs, and how old a still-pending asset must be for it to act. */
+  sweepIntervalMs: number;
+  sweepStaleMs: number;
+}
+
+export interface AssetWorker {
+  /** Stops taking jobs and waits for those in flight, then closes its connection. */
+  close(): Promise<void>;
+}
+
+/** Processing of stored files (thumbnails, metadata) over this worker's own Redis connection. */
+export async function startAssetWorker(options: AssetWorkerOptions): Promise<AssetWorker> {
+  const { logger } = options;
+  const connection = createWorkerConnection(options.redisUrl);
+  connection.on('error', (err) => logger.warn({ err: err.message }, 'asset worker redis error'));
+  const queue = new Queue(ASSET_QUEUE, { connection, prefix: options.redisPrefix });
+  const processor = await startAssetProcessor({
+    connection,
+    queue,
+    redisPrefix: options.redisPrefix,
+    logger,
+    concurrency: options.concurrency,
+    sweepIntervalMs: options.sweepIntervalMs,
+    sweepStaleMs: options.sweepStaleMs,
+    deps: {
+      db: options.db,
+      storage: options.storage,
+      // ffmpeg fetches by presigned URL; fifteen minutes outlasts any probe.
+      urls: createUrlSigner(options.storage, { ttlSeconds: 900 }),
+      ffmpeg: options.ffmpeg,
+      maxPixels: options.maxPixels,
+      maxImageBytes: options.maxImageBytes,
+    },
+  });
+  return {
+    async close() {
+      await processor.close();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Engine, EngineHooks, RunQueues } from '@weft/engine';
+import { closeWorker, countProcessorCalls, ExecuteNodeJob, RUN_QUEUES, WORKER_RUN_RETRY_DELAY_MS } from '@weft/queue';
+import { traceNodeJob, withLogContext } from '@weft/telemetry';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { instantNodeScope } from './instant-nodes';
+import { timeNodeJobs } from './job-timing';
+import { startSlotRenewal } from './slot-renewal';
+
+export interface NodeProcessorsOptions {
+  engine: Engine;
+  /** The worker's BullMQ connection (the composition root's). */
+  connection: Redis;
+  queues: RunQueues;
+  redisPrefix: string;
+  logger: Logger;
+  lightConcurrency: number;
+  heavyConcurrency: number;
+  /** A job not renewed for this long is taken over by another worker (its worker died). */
+  lockDurationMs: number;
+  hooks?: EngineHooks | undefined;
+}
+
+export interface NodeProcessors {
+  /** Stops taking jobs and waits for the ones in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * The node queues' processors: one BullMQ worker per lane (light and heavy,
+ * each with its own concurrency), each job executed by the engine inside its
+ * log context and span, and the slot renewal of the jobs executing here.
+ */
+export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcessors {
+  const { engine, logger } = options;
+  const instantScope = instantNodeScope({ hooks: options.hooks, logger });
+  const executing = new Set<ExecuteNodeJob>();
+  const renewal = startSlotRenewal(options.queues.slots, executing, logger);
+  // Node failures never throw (they end the run); what throws is infrastructure
+  // (database, storage, Redis), which BullMQ retries with backoff.
+  const processor = async (job: Job<unknown>) => {
+    const parsed = ExecuteNodeJob.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError('malformed execute-node payload');
+    const data = parsed.data;
+    executing.add(data);
+    let done = false;
+    try {
+      // Every line logged while the node executes, by any code, names its run and
+      // node; when tracing, the execution is a span continuing the dispatcher's trace.
+      await withLogContext({ runId: data.runId, nodeId: data.nodeId }, () =>
+        traceNodeJob(job.queueName, job.id ?? '', data, job.attemptsMade, () =>
+          engine.executeNode(data, { instantScope }),
+        ),
+      );
+      done = true;
+    } catch (err) {
+      // A retry keeps the slot (its lease lapses if the retry is far off); the last attempt gives it back.
+      done = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      throw err;
+    } finally {
+      executing.delete(data);
+      if (done) await engine.finishedJob(data);
+    }
+  };
+  const timed = timeNodeJobs(processor, options.hooks, logger);
+  const common = {
+    connection: options.connection,
+    prefix: options.redisPrefix,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+    maxStalledCount: 2,
+    runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
+  };
+  const light = countProcessorCalls(timed);
+  const heavy = countProcessorCalls(timed);
+  const workers = [
+    new Worker(RUN_QUEUES.light, light.processor, { ...common, concurrency: options.lightConcurrency }),
+    new Worker(RUN_QUEUES.heavy, heavy.processor, { ...common, concurrency: options.heavyConcurrency }),
+  ];
+  for (const worker of workers) {
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'queue worker error'));
+    worker.on('failed', (job, err) => {
+      // Outside the processor (and its log context): the ids come from the payload.
+      const { runId, nodeId } = (job?.data ?? {}) as Partial<ExecuteNodeJob>;
+      logger.warn({ runId, nodeId, jobId: job?.id, err: err.message }, 'node job attempt failed');
+    });
+  }
+  return {
+    async close() {
+      await Promise.all([closeWorker(workers[0]!, light.inFlight), closeWorker(workers[1]!, heavy.inFlight)]);
+      renewal.stop();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { NodeValue } from '@weft/nodes';
+import type { Pool, PoolClient } from 'pg';
+
+// Statements on node rows outside a commit (commit-transition.ts): a review's
+// decision, a failure, and what the reconciler looks for.
+
+/** The approved node completes with the reviewer's output. */
+export async function completeReviewedNode(
+  client: PoolClient,
+  runId: string,
+  nodeId: string,
+  output: NodeValue,
+): Promise<void> {
+  await client.query(
+    `UPDATE node_executions SET status = 'completed', output = $3, completed_at = now()
+      WHERE run_id = $1 AND node_id = $2 AND status = 'waiting_review'`,
+    [runId, nodeId, JSON.stringify(output)],
+  );
+}
+
+/**
+ * Moves nodes to their next attempt (a new job id): `waiting` become pending,
+ * to be dispatched once their upstream nodes settle anew; `dispatched` are
+ * dispatched at once (their own upstream nodes keep their outputs).
+ */
+export async function rerunNodes(
+  client: PoolClient,
+  runId: string,
+  waiting: string[],
+  dispatched: string[],
+): Promise<void> {
+  await client.query(
+    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL,
+            started_at = NULL, completed_at = NULL
+      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
+    [runId, waiting],
+  );
+  await client.query(
+    `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,
+            started_at = now(), completed_at = NULL
+      WHERE run_id = $1 AND node_id = ANY($2::text[])`,
+    [runId, dispatched],
+  );
+}
+
+/** Marks the node failed if this attempt still holds it (dispatched); false when it no longer does. */
+export async function failNodeAttempt(
+  client: PoolClient,
+  node: { runId: string; nodeId: string; attempt: number },
+  error: string,
+): Promise<boolean> {
+  const updated = await client.query({
+    name: 'engine_fail_node_v1',
+    text: `UPDATE node_executions SET status = 'failed', error = $4, completed_at = now()
+            WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $3`,
+    values: [node.runId, node.nodeId, node.attempt, error],
+  });
+  return updated.rowCount !== 0;
+}
+
+export interface StaleNode {
+  run_id: string;
+  organization_id: string;
+  node_id: string;
+  attempt: number;
+  node_type: string;
+}
+
+/** Dispatched nodes of runs in progress that have not moved for `staleMs`. */
+export async function staleDispatchedNodes(pool: Pool, staleMs: number, limit: number): Promise<StaleNode[]> {
+  const { rows } = await pool.query<StaleNode>({
+    name: 'engine_stale_dispatched_nodes_v2',
+    text: `SELECT n.run_id, r.organization_id, n.node_id, n.attempt, n.node_type
+             FROM runs r JOIN node_executions n ON n.run_id = r.id
+            WHERE r.status = 'in_progress' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+              AND n.status = 'running'
+            LIMIT $2`,
+    values: [staleMs, limit],
+  });
+  return rows;
+}
