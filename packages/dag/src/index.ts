@@ -14,9 +14,11 @@ export {
   isSettled,
   NODE,
   NODE_MOVES,
+  REVIEW,
   RUN,
   type EndedRunStatus,
   type NodeStatus,
+  type ReviewStatus,
   type RunStatus,
 } from './run-state/statuses';
 export {

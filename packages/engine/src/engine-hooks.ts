@@ -1,6 +1,7 @@
 import type { FailureReason } from '@weft/contracts';
 import type { EngineCore } from './engine-core';
 import type { RunRow } from './store/run-rows';
+import type { EndedRunStatus } from '@weft/dag';
 
 // What the engine tells observers (the processes' metrics) about the work it
 // did. Hooks are called after the transaction committed, so a rollback is
@@ -14,7 +15,7 @@ export interface RunStartedFact {
 
 export interface RunEndedFact {
   kind: 'agent' | 'app';
-  status: 'completed' | 'failed' | 'canceled';
+  status: EndedRunStatus;
   failureReason: FailureReason | null;
   reservedCredits: number;
   chargedCredits: number;

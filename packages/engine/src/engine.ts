@@ -19,6 +19,7 @@ import { VersionCache } from './store/versions';
 import { reconcile, type ReconcileReport } from './reconcile/reconcile';
 import { CreateBatches } from './start-run/create-batches';
 import { prepareRun, startEmptyRun, type StartedRun, type StartRunInput } from './start-run/start-run';
+import { RUN } from '@weft/dag';
 
 export interface EngineOptions {
   db: Db;
@@ -141,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
 function reportStarted(core: EngineCore, input: StartRunInput, started: StartedRun): void {
   const reservedCredits = started.failureReason === 'insufficient_credits' ? 0 : input.estimatedCost;
   notify(core, 'runStarted', { kind: input.kind, reservedCredits });
-  if (started.status === 'in_progress') return;
+  if (started.status === RUN.inProgress) return;
   notify(core, 'runEnded', {
     kind: input.kind,
     status: started.status,

@@ -43,6 +43,15 @@ export const NODE_MOVES: Readonly<Record<NodeStatus, readonly NodeStatus[]>> = {
   canceled: [],
 };
 
+export const REVIEW = {
+  pending: 'pending',
+  approved: 'approved',
+  retried: 'retried',
+  canceled: 'canceled',
+} as const;
+
+export type ReviewStatus = (typeof REVIEW)[keyof typeof REVIEW];
+
 export function canMove(from: NodeStatus, to: NodeStatus): boolean {
   return NODE_MOVES[from].includes(to);
 }

@@ -10,6 +10,7 @@ import { completeReviewedNode, rerunNodes } from '../store/node-executions';
 import { approveReview, readReview, retryReview, type ReviewRow } from '../store/reviews';
 import { withTransaction } from '../store/tx';
 import type { PoolClient } from 'pg';
+import { NODE, REVIEW, RUN } from '@weft/dag';
 
 export interface ReviewDecisionInput {
   decision: 'approve' | 'retry';
@@ -41,8 +42,10 @@ export async function decideReview(
     if (!run) throw new NotFoundError('Run');
     const review = await readReview(client, runId, reviewId);
     if (!review) throw new NotFoundError('Review');
-    if (review.status !== 'pending' || run.status !== 'in_progress') {
-      throw new ConflictError(`Review is not pending (${review.status === 'pending' ? run.status : review.status})`);
+    if (review.status !== REVIEW.pending || run.status !== RUN.inProgress) {
+      throw new ConflictError(
+        `Review is not pending (${review.status === REVIEW.pending ? run.status : review.status})`,
+      );
     }
     return input.decision === 'approve'
       ? approve(core, client, run, reviewId, review, input.output)
@@ -61,12 +64,12 @@ async function approve(
   output: Record<string, unknown> | undefined,
 ): Promise<Dispatch[]> {
   const nodes = await loadNodes(client, run.id);
-  const node = nodes.find((n) => n.node_id === review.node_id && n.status === 'waiting_review');
+  const node = nodes.find((n) => n.node_id === review.node_id && n.status === NODE.waitingReview);
   if (!node?.output) throw new ConflictError('Review is not pending');
   const value = await approvedOutput(client, run.organization_id, review.proposed_output, node.output, output);
   await approveReview(client, reviewId, output);
   await completeReviewedNode(client, run.id, review.node_id, value);
-  node.status = 'completed';
+  node.status = NODE.completed;
   node.output = value;
   return commitDecision(core, client, run, nodes);
 }
@@ -89,7 +92,7 @@ async function retry(
   // after them are decided again, once the nodes before them have settled anew.
   const after = new Set(sources.flatMap((id) => version.graph.descendantsOf(id)));
   const skipped = (await loadNodes(client, run.id))
-    .filter((n) => n.status === 'skipped' && after.has(n.node_id))
+    .filter((n) => n.status === NODE.skipped && after.has(n.node_id))
     .map((n) => n.node_id);
   await retryReview(client, reviewId);
   // Every node re-run moves to its next attempt (a new job id), as does the review node,

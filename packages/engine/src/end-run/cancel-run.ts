@@ -4,6 +4,7 @@ import { reportRunEnded } from '../engine-hooks';
 import { uuidv7 } from '../store/ids';
 import { endRun, loadNodes, lockRun, type RunRow } from '../store/run-rows';
 import { withTransaction } from '../store/tx';
+import { NODE, RUN } from '@weft/dag';
 
 /**
  * DELETE /runs/{id} and /app-runs/{id}: ends an in-progress run as
@@ -18,10 +19,10 @@ export async function cancelRun(core: EngineCore, orgId: string, runId: string, 
   const inFlight = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, runId, orgId));
     if (!run || run.kind !== kind) throw new NotFoundError('Run');
-    if (run.status !== 'in_progress') throw new ConflictError(`Run has already ended (${run.status})`);
+    if (run.status !== RUN.inProgress) throw new ConflictError(`Run has already ended (${run.status})`);
     const nodes = await loadNodes(client, run.id);
-    await endRun(client, run, nodes, { status: 'canceled', reason: 'canceled', error: null }, uuidv7);
-    return nodes.filter((n) => n.status === 'running');
+    await endRun(client, run, nodes, { status: RUN.canceled, reason: 'canceled', error: null }, uuidv7);
+    return nodes.filter((n) => n.status === NODE.running);
   });
   reportRunEnded(core, locked);
   await core.cancelBus.announce(runId);

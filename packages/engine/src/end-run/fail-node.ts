@@ -7,6 +7,7 @@ import { uuidv7 } from '../store/ids';
 import { endRun, loadNodes, lockRun, type NodeRow, type RunRow } from '../store/run-rows';
 import { failNodeAttempt } from '../store/node-executions';
 import { Rollback, withTransaction } from '../store/tx';
+import { NODE, RUN } from '@weft/dag';
 
 /**
  * A node failed: the node is marked failed (if this attempt still holds it),
@@ -24,11 +25,11 @@ export async function failNode(
   let locked: RunRow | undefined;
   const ended = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, job.runId));
-    if (!run || run.status !== 'in_progress') throw new Rollback('run ended');
+    if (!run || run.status !== RUN.inProgress) throw new Rollback('run ended');
     if (!(await failNodeAttempt(client, job, failure.message))) throw new Rollback('node already settled');
     const nodes: NodeRow[] = await loadNodes(client, run.id);
-    await endRun(client, run, nodes, { status: 'failed', reason: failure.reason, error: failure.message }, uuidv7);
-    return nodes.filter((n) => n.status === 'running');
+    await endRun(client, run, nodes, { status: RUN.failed, reason: failure.reason, error: failure.message }, uuidv7);
+    return nodes.filter((n) => n.status === NODE.running);
   }).catch((err: unknown) => {
     if (err instanceof Rollback) return undefined;
     throw err;

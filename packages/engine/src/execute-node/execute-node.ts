@@ -11,6 +11,7 @@ import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-c
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';
 import type { RunSnapshot } from '../store/run-snapshots';
 import { transitionOf, type Dispatch } from '@weft/dag';
+import { NODE, RUN } from '@weft/dag';
 
 export interface ExecuteOptions {
   /** The run as the caller read it: used instead of a read, and trusted no further than one (the commit checks the version). */
@@ -31,9 +32,9 @@ const NOTHING: ExecutedNode = { settled: [], enqueued: [] };
 
 /** Whether `job` still holds its node in `snapshot`: the run in progress, the node dispatched at this attempt. */
 function holds(snapshot: RunSnapshot | undefined, job: ExecuteNodeJob): snapshot is RunSnapshot {
-  if (snapshot?.run.status !== 'in_progress') return false;
+  if (snapshot?.run.status !== RUN.inProgress) return false;
   const row = snapshot.nodes.find((n) => n.node_id === job.nodeId);
-  return row?.status === 'running' && row.attempt === job.attempt;
+  return row?.status === NODE.running && row.attempt === job.attempt;
 }
 
 /**
@@ -125,12 +126,12 @@ async function commitNode(
     };
     const chain = await settleWithInstantNodes(core, scope, rows, own, around);
     if (chain.canceled) return NOTHING;
-    const wasPending = new Set(snapshot.nodes.filter((n) => n.status === 'pending').map((n) => n.node_id));
+    const wasPending = new Set(snapshot.nodes.filter((n) => n.status === NODE.pending).map((n) => n.node_id));
     const moved = rows.filter((n) => wasPending.has(n.node_id));
     const ready = moved
-      .filter((n) => n.status === 'running')
+      .filter((n) => n.status === NODE.running)
       .map((n) => ({ nodeId: n.node_id, attempt: n.attempt, nodeType: n.node_type }));
-    const skipped = moved.filter((n) => n.status === 'skipped').map((n) => n.node_id);
+    const skipped = moved.filter((n) => n.status === NODE.skipped).map((n) => n.node_id);
     const transition = transitionOf(run, rows, { ready, skipped }, version.graph, spec);
     const write = { run, settled: chain.settlements, transition, startedAt: own.startedAt };
     let applied: boolean;

@@ -22,6 +22,7 @@ import { nodeAssets } from './node-assets';
 import { providerJobs, recordCharge } from '../store/provider-jobs';
 import type { NodeRow, RunRow } from '../store/run-rows';
 import { TransientError } from '../transient';
+import { NODE } from '@weft/dag';
 
 /** The run a node executes in: its row, inputs and node rows as the execution sees them. */
 export interface ExecutionScope {
@@ -117,7 +118,7 @@ export async function invokeExecutor(
   return {
     nodeId: job.nodeId,
     attempt: job.attempt,
-    status: result.review ? 'waiting_review' : 'completed',
+    status: result.review ? NODE.waitingReview : NODE.completed,
     output: result.ports ? { ...result.output, ports: result.ports } : result.output,
     cost: result.cost ?? 0,
     startedAt,

@@ -7,6 +7,7 @@ import { uuidv7 } from '../store/ids';
 import type { RunRow } from '../store/run-rows';
 import { withTransaction } from '../store/tx';
 import type { VersionCache } from '../store/versions';
+import { RUN } from '@weft/dag';
 
 export type { PreparedRun, StartRunInput } from '../store/create-runs';
 
@@ -15,7 +16,7 @@ export interface StartedRun {
   createdAt: Date;
   /** When it failed at creation (insufficient credits); null otherwise, also for a run completed at creation. */
   completedAt: Date | null;
-  status: 'in_progress' | 'failed' | 'completed';
+  status: typeof RUN.inProgress | typeof RUN.failed | typeof RUN.completed;
   failureReason: FailureReason | null;
   error: string | null;
   currentNode: string | null;
@@ -46,7 +47,7 @@ export function startedRun(run: PreparedRun, created: CreatedRow): StartedRun {
     return {
       ...base,
       completedAt: created.completed_at,
-      status: 'failed',
+      status: RUN.failed,
       failureReason: 'insufficient_credits',
       error: run.insufficient,
       currentNode: null,
@@ -57,7 +58,7 @@ export function startedRun(run: PreparedRun, created: CreatedRow): StartedRun {
   return {
     ...base,
     completedAt: null,
-    status: 'in_progress',
+    status: RUN.inProgress,
     failureReason: null,
     error: null,
     currentNode: run.firstRoot ? graph.node(run.firstRoot)!.type : null,
@@ -75,7 +76,7 @@ export async function startEmptyRun(pool: Pool, versions: VersionCache, run: Pre
   const { input } = run;
   return withTransaction(pool, async (client) => {
     const started = startedRun(run, await writeRun(pool, client, run));
-    if (started.status !== 'in_progress') return started;
+    if (started.status !== RUN.inProgress) return started;
     const row: RunRow = {
       id: run.id,
       organization_id: input.organizationId,
@@ -83,7 +84,7 @@ export async function startEmptyRun(pool: Pool, versions: VersionCache, run: Pre
       agent_id: input.agentId,
       agent_version_id: input.agentVersionId,
       app_id: input.appId,
-      status: 'in_progress',
+      status: RUN.inProgress,
       reserved_credits: input.estimatedCost,
       version: 0,
     };
@@ -95,6 +96,6 @@ export async function startEmptyRun(pool: Pool, versions: VersionCache, run: Pre
       await versions.resultSpec(input.agentVersionId, input.appId),
       null,
     );
-    return { ...started, status: 'completed' as const, currentNode: null, dispatch: [] };
+    return { ...started, status: RUN.completed, currentNode: null, dispatch: [] };
   });
 }

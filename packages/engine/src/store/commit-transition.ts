@@ -2,12 +2,13 @@ import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
 import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
 import type { Transition } from '@weft/dag';
+import { NODE, REVIEW, RUN } from '@weft/dag';
 
 /** A node's own result, written by the transition that follows from it. */
 export interface NodeSettlement {
   nodeId: string;
   attempt: number;
-  status: 'completed' | 'waiting_review';
+  status: typeof NODE.completed | typeof NODE.waitingReview;
   output: StoredOutput;
   cost: number;
   /** When the executor started (the row held the dispatch time until now). */
@@ -80,7 +81,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
     const { run } = write;
     run.version++;
     const done = write.transition.completion;
-    if (done) run.ended = { status: 'completed', failureReason: null, cost: done.cost };
+    if (done) run.ended = { status: RUN.completed, failureReason: null, cost: done.cost };
     return true;
   });
 }
@@ -188,16 +189,16 @@ const runPart = (one: boolean): Part => ({
   ), r AS (
     UPDATE runs SET version = runs.version + 1, progress = u.progress, current_node = u.current_node,
            awaiting_human_review = u.awaiting, started_at = COALESCE(runs.started_at, u.started_at),
-           status = CASE WHEN u.completed THEN 'completed'::"RunStatus" ELSE runs.status END,
+           status = CASE WHEN u.completed THEN '${RUN.completed}'::"RunStatus" ELSE runs.status END,
            results = CASE WHEN u.completed THEN u.results ELSE runs.results END,
            cost = CASE WHEN u.completed THEN u.cost ELSE runs.cost END,
            completed_at = CASE WHEN u.completed THEN now() ELSE runs.completed_at END,
            updated_at = now()
       FROM u
-     WHERE runs.id = u.id AND runs.version = u.version AND runs.status::text = 'in_progress'
+     WHERE runs.id = u.id AND runs.version = u.version AND runs.status::text = '${RUN.inProgress}'
        AND (u.own_node IS NULL OR EXISTS (
              SELECT 1 FROM node_executions n
-              WHERE n.run_id = u.id AND n.node_id = u.own_node AND n.status = 'running' AND n.attempt = u.own_attempt))
+              WHERE n.run_id = u.id AND n.node_id = u.own_node AND n.status = '${NODE.running}' AND n.attempt = u.own_attempt))
     RETURNING runs.id
   )`,
 });
@@ -208,36 +209,36 @@ const SETTLE_PART: Part = {
   key: 's',
   sql: `settled AS (
     UPDATE node_executions n SET status = s.status, output = s.output, cost = n.cost + s.cost,
-           started_at = s.started_at, completed_at = CASE WHEN s.status = 'completed' THEN s.completed_at END
+           started_at = s.started_at, completed_at = CASE WHEN s.status = '${NODE.completed}' THEN s.completed_at END
       FROM r JOIN unnest($sRuns::uuid[], $sNodes::text[], $sAttempts::int[], $sStatuses::"NodeStatus"[],
                          $sOutputs::jsonb[], $sCosts::int[], $sStartedAts::timestamptz[], $sCompletedAts::timestamptz[],
                          $sFirst::boolean[])
                 AS s(run_id, node_id, attempt, status, output, cost, started_at, completed_at, first) ON s.run_id = r.id
      WHERE n.run_id = s.run_id AND n.node_id = s.node_id AND n.attempt = s.attempt
-       AND n.status = CASE WHEN s.first THEN 'running'::"NodeStatus" ELSE 'pending'::"NodeStatus" END
+       AND n.status = CASE WHEN s.first THEN '${NODE.running}'::"NodeStatus" ELSE '${NODE.pending}'::"NodeStatus" END
   )`,
 };
 const DISPATCH_PART: Part = {
   key: 'd',
   sql: `dispatched AS (
-    UPDATE node_executions n SET status = 'running', started_at = now()
+    UPDATE node_executions n SET status = '${NODE.running}', started_at = now()
       FROM r JOIN unnest($dRuns::uuid[], $dNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
-     WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = 'pending'
+     WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = '${NODE.pending}'
   )`,
 };
 const SKIP_PART: Part = {
   key: 'k',
   sql: `skipped AS (
-    UPDATE node_executions n SET status = 'skipped', completed_at = now()
+    UPDATE node_executions n SET status = '${NODE.skipped}', completed_at = now()
       FROM r JOIN unnest($kRuns::uuid[], $kNodes::text[]) AS k(run_id, node_id) ON k.run_id = r.id
-     WHERE n.run_id = k.run_id AND n.node_id = k.node_id AND n.status = 'pending'
+     WHERE n.run_id = k.run_id AND n.node_id = k.node_id AND n.status = '${NODE.pending}'
   )`,
 };
 const REVIEW_PART: Part = {
   key: 'v',
   sql: `review AS (
     INSERT INTO reviews (id, run_id, node_id, status, proposed_output, created_at)
-    SELECT v.id, v.run_id, v.node_id, 'pending', v.proposal, now()
+    SELECT v.id, v.run_id, v.node_id, '${REVIEW.pending}', v.proposal, now()
       FROM r JOIN unnest($vIds::uuid[], $vRuns::uuid[], $vNodes::text[], $vProposals::jsonb[])
                 AS v(id, run_id, node_id, proposal) ON v.run_id = r.id
     ON CONFLICT (id) DO NOTHING

@@ -4,6 +4,7 @@ import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
 import type { LoadedVersion } from './versions';
+import { NODE, RUN } from '@weft/dag';
 
 export interface StartRunInput {
   organizationId: string;
@@ -64,7 +65,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
       runId: r.id,
       nodeId: id,
       type: r.version.graph.node(id)!.type,
-      status: r.roots.has(id) ? 'running' : 'pending',
+      status: r.roots.has(id) ? NODE.running : NODE.pending,
     })),
   );
   const { rows } = await db.query<CreatedRow>({
@@ -90,7 +91,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
                                created_at, updated_at)
              SELECT t.id, $2, t.kind, t.agent_id, t.version_id, t.app_id, t.external_id, t.inputs,
                     CASE WHEN ok THEN t.cost ELSE 0 END, CASE WHEN ok THEN t.current_node END,
-                    CASE WHEN ok THEN 'in_progress' ELSE 'failed' END::"RunStatus",
+                    CASE WHEN ok THEN '${RUN.inProgress}' ELSE '${RUN.failed}' END::"RunStatus",
                     CASE WHEN ok THEN NULL ELSE 'insufficient_credits' END::"FailureReason",
                     CASE WHEN ok THEN NULL ELSE t.insufficient END, CASE WHEN ok THEN NULL ELSE 0 END,
                     CASE WHEN ok THEN NULL ELSE now() END, now(), now()
@@ -103,12 +104,12 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
                FROM batch t WHERE t.cost > 0 AND EXISTS (SELECT 1 FROM reserved)
            ), nodes AS (
              INSERT INTO node_executions (id, run_id, node_id, node_type, status, started_at)
-             SELECT n.id, n.run_id, n.node_id, n.node_type, n.status, CASE WHEN n.status = 'running' THEN now() END
+             SELECT n.id, n.run_id, n.node_id, n.node_type, n.status, CASE WHEN n.status = '${NODE.running}' THEN now() END
                FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::text[], $18::"NodeStatus"[])
                     AS n(id, run_id, node_id, node_type, status)
               WHERE (SELECT ok FROM funded)
            )
-           SELECT id, created_at, completed_at, status = 'in_progress' AS funded FROM run`,
+           SELECT id, created_at, completed_at, status = '${RUN.inProgress}' AS funded FROM run`,
     values: [
       runs.map((r) => r.id),
       runs[0]!.input.organizationId,

@@ -1,5 +1,6 @@
 import type { NodeValue } from '@weft/nodes';
 import type { Pool, PoolClient } from 'pg';
+import { NODE, RUN } from '@weft/dag';
 
 // Statements on node rows outside a commit (commit-transition.ts): a review's
 // decision, a failure, and what the reconciler looks for.
@@ -12,8 +13,8 @@ export async function completeReviewedNode(
   output: NodeValue,
 ): Promise<void> {
   await client.query(
-    `UPDATE node_executions SET status = 'completed', output = $3, completed_at = now()
-      WHERE run_id = $1 AND node_id = $2 AND status = 'waiting_review'`,
+    `UPDATE node_executions SET status = '${NODE.completed}', output = $3, completed_at = now()
+      WHERE run_id = $1 AND node_id = $2 AND status = '${NODE.waitingReview}'`,
     [runId, nodeId, JSON.stringify(output)],
   );
 }
@@ -30,13 +31,13 @@ export async function rerunNodes(
   dispatched: string[],
 ): Promise<void> {
   await client.query(
-    `UPDATE node_executions SET status = 'pending', attempt = attempt + 1, output = NULL,
+    `UPDATE node_executions SET status = '${NODE.pending}', attempt = attempt + 1, output = NULL,
             started_at = NULL, completed_at = NULL
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
     [runId, waiting],
   );
   await client.query(
-    `UPDATE node_executions SET status = 'running', attempt = attempt + 1, output = NULL,
+    `UPDATE node_executions SET status = '${NODE.running}', attempt = attempt + 1, output = NULL,
             started_at = now(), completed_at = NULL
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
     [runId, dispatched],
@@ -51,8 +52,8 @@ export async function failNodeAttempt(
 ): Promise<boolean> {
   const updated = await client.query({
     name: 'engine_fail_node_v1',
-    text: `UPDATE node_executions SET status = 'failed', error = $4, completed_at = now()
-            WHERE run_id = $1 AND node_id = $2 AND status = 'running' AND attempt = $3`,
+    text: `UPDATE node_executions SET status = '${NODE.failed}', error = $4, completed_at = now()
+            WHERE run_id = $1 AND node_id = $2 AND status = '${NODE.running}' AND attempt = $3`,
     values: [node.runId, node.nodeId, node.attempt, error],
   });
   return updated.rowCount !== 0;
@@ -72,8 +73,8 @@ export async function staleDispatchedNodes(pool: Pool, staleMs: number, limit: n
     name: 'engine_stale_dispatched_nodes_v2',
     text: `SELECT n.run_id, r.organization_id, n.node_id, n.attempt, n.node_type
              FROM runs r JOIN node_executions n ON n.run_id = r.id
-            WHERE r.status = 'in_progress' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
-              AND n.status = 'running'
+            WHERE r.status = '${RUN.inProgress}' AND r.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+              AND n.status = '${NODE.running}'
             LIMIT $2`,
     values: [staleMs, limit],
   });

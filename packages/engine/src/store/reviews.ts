@@ -1,9 +1,10 @@
 import type { ProposedOutput } from '@weft/contracts';
 import type { PoolClient } from 'pg';
+import { REVIEW, type ReviewStatus } from '@weft/dag';
 
 export interface ReviewRow {
   node_id: string;
-  status: 'pending' | 'approved' | 'retried' | 'canceled';
+  status: ReviewStatus;
   proposed_output: ProposedOutput;
 }
 
@@ -18,13 +19,14 @@ export async function readReview(client: PoolClient, runId: string, reviewId: st
 /** Records an approval with exactly the reviewer's output; only a pending review moves. */
 export async function approveReview(client: PoolClient, reviewId: string, output: unknown): Promise<void> {
   await client.query(
-    `UPDATE reviews SET status = 'approved', output = $2, decided_at = now() WHERE id = $1 AND status = 'pending'`,
+    `UPDATE reviews SET status = '${REVIEW.approved}', output = $2, decided_at = now() WHERE id = $1 AND status = '${REVIEW.pending}'`,
     [reviewId, JSON.stringify(output)],
   );
 }
 
 export async function retryReview(client: PoolClient, reviewId: string): Promise<void> {
-  await client.query(`UPDATE reviews SET status = 'retried', decided_at = now() WHERE id = $1 AND status = 'pending'`, [
-    reviewId,
-  ]);
+  await client.query(
+    `UPDATE reviews SET status = '${REVIEW.retried}', decided_at = now() WHERE id = $1 AND status = '${REVIEW.pending}'`,
+    [reviewId],
+  );
 }

@@ -1,6 +1,16 @@
 import type { FailureReason, NodeType } from '@weft/contracts';
 import type { NodeValue } from '@weft/nodes';
-import { actualCost, nodeCharges, type NodeCharge, type NodeStatus, type RunStatus } from '@weft/dag';
+import {
+  actualCost,
+  NODE,
+  nodeCharges,
+  REVIEW,
+  RUN,
+  type EndedRunStatus,
+  type NodeCharge,
+  type NodeStatus,
+  type RunStatus,
+} from '@weft/dag';
 import type { PoolClient } from 'pg';
 
 // The rows the engine reads and locks, and the statements over them.
@@ -17,7 +27,7 @@ export interface RunRow {
   /** runs.version as read or locked: see commit-transition.ts. */
   version: number;
   /** Set by endRun or completeRun when this transaction ends the run: reported to the hooks after the commit. */
-  ended?: { status: 'completed' | 'failed' | 'canceled'; failureReason: FailureReason | null; cost: number };
+  ended?: { status: EndedRunStatus; failureReason: FailureReason | null; cost: number };
 }
 
 /**
@@ -144,7 +154,7 @@ export async function settleCredits(
 }
 
 export interface EndState {
-  status: 'failed' | 'canceled';
+  status: typeof RUN.failed | typeof RUN.canceled;
   reason: FailureReason;
   error: string | null;
 }
@@ -170,13 +180,13 @@ export async function endRun(
   });
   await client.query({
     name: 'engine_cancel_open_nodes_v1',
-    text: `UPDATE node_executions SET status = 'canceled', completed_at = now()
-            WHERE run_id = $1 AND status IN ('pending', 'running', 'waiting_review')`,
+    text: `UPDATE node_executions SET status = '${NODE.canceled}', completed_at = now()
+            WHERE run_id = $1 AND status IN ('${NODE.pending}', '${NODE.running}', '${NODE.waitingReview}')`,
     values: [run.id],
   });
   await client.query({
     name: 'engine_cancel_open_reviews_v1',
-    text: `UPDATE reviews SET status = 'canceled', decided_at = now() WHERE run_id = $1 AND status = 'pending'`,
+    text: `UPDATE reviews SET status = '${REVIEW.canceled}', decided_at = now() WHERE run_id = $1 AND status = '${REVIEW.pending}'`,
     values: [run.id],
   });
   await settleCredits(client, run, cost, newId, nodeCharges(nodes));
