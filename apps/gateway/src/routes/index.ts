@@ -1,7 +1,8 @@
 import type { AnyRoute } from '../http/define-route';
+import { agentRunKind } from '../runs/agent-run-kind';
+import { appRunKind } from '../runs/app-run-kind';
 import { adminRoutes } from './admin/admin.routes';
 import { agentRoutes } from './agents/agents.routes';
-import { appRunRoutes } from './app-runs/app-runs.routes';
 import { appRoutes } from './apps/apps.routes';
 import { assetRoutes } from './assets/assets.routes';
 import { credentialRoutes } from './credentials/credentials.routes';
@@ -9,6 +10,7 @@ import { createDocsRoutes } from './docs/docs.routes';
 import { healthz, readyz } from './health/health.routes';
 import { metrics } from './metrics/metrics.routes';
 import { nodeTypeRoutes } from './node-types/node-types.routes';
+import { reviewRoutes } from './runs/reviews.routes';
 import { runRoutes } from './runs/runs.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
@@ -20,8 +22,9 @@ const apiRoutes: AnyRoute[] = [
   ...agentRoutes,
   ...appRoutes,
   ...assetRoutes,
-  ...runRoutes,
-  ...appRunRoutes,
+  ...runRoutes(agentRunKind),
+  ...reviewRoutes,
+  ...runRoutes(appRunKind),
   ...nodeTypeRoutes,
   ...credentialRoutes,
 ] as AnyRoute[];

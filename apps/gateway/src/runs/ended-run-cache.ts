@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { RunKindName } from './run-kind';
 
 /**
  * The records of ended runs, per gateway instance. A run that has ended
@@ -16,12 +17,12 @@ export class EndedRunCache {
     this.runs = maxEntries > 0 ? new LRUCache<string, object>({ max: maxEntries }) : undefined;
   }
 
-  get<T extends object>(kind: 'agent' | 'app', orgId: string, runId: string): T | undefined {
+  get<T extends object>(kind: RunKindName, orgId: string, runId: string): T | undefined {
     return this.runs?.get(`${kind}:${orgId}:${runId}`) as T | undefined;
   }
 
   /** Remembers `run` if it has ended; a run in progress is always read afresh. */
-  offer(kind: 'agent' | 'app', orgId: string, runId: string, run: { status: string }): void {
+  offer(kind: RunKindName, orgId: string, runId: string, run: { status: string }): void {
     if (run.status !== 'in_progress') this.runs?.set(`${kind}:${orgId}:${runId}`, Object.freeze(run));
   }
 }

@@ -1,12 +1,14 @@
-import type { AppRun, PendingReview, Run, RunInput, RunResult } from '@weft/contracts';
+import type { PendingReview, Run, RunInput, RunResult } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import type { EndedRunCache } from './ended-run-cache';
+import type { RunKind, RunKindName, RunOf } from './run-kind';
+import { runRecord, type SharedRunFields } from './run-record';
 
 // GET /runs/{id} and /app-runs/{id}: the hottest read of the service (clients
-// poll it). One named statement through the pg pool Prisma shares, pending
-// reviews folded in, and only when the run waits for one
-// (shared/design/performance-facts.md: a Prisma query costs ~4x the CPU).
+// poll it). One named statement through the pg pool Prisma shares (a Prisma
+// query costs about four times the CPU), pending reviews folded in, and only
+// when the run waits for one.
 const GET_RUN = {
   name: 'runs_get_run_v1',
   text: `SELECT r.id, r.agent_id, r.app_id, r.external_id, r.status, r.progress, r.current_node, r.created_at,
@@ -43,8 +45,8 @@ interface Row {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The fields agent and app runs share (interface.md 2.10); current_node only while in progress. */
-function common(row: Row) {
+/** The fields both kinds share; current_node only while in progress. */
+function sharedFields(row: Row): SharedRunFields {
   return {
     external_id: row.external_id,
     status: row.status,
@@ -63,29 +65,20 @@ function common(row: Row) {
   };
 }
 
-async function fetchRow(db: Db, orgId: string, runId: string, kind: 'agent' | 'app'): Promise<Row> {
-  const { rows } = await db.pool.query<Row>({ ...GET_RUN, values: [runId, orgId, kind] });
+/** A run of `kind` of `orgId`; 404 for runs of other organizations and of the other kind. */
+export async function getRun<K extends RunKindName>(
+  kind: RunKind<K>,
+  db: Db,
+  ended: EndedRunCache,
+  orgId: string,
+  runId: string,
+): Promise<RunOf<K>> {
+  const known = ended.get<RunOf<K>>(kind.name, orgId, runId);
+  if (known) return known;
+  const { rows } = await db.pool.query<Row>({ ...GET_RUN, values: [runId, orgId, kind.name] });
   const row = rows[0];
   if (!row) throw new NotFoundError('Run');
-  return row;
-}
-
-/** An agent run of `orgId`; 404 for runs of other organizations and app runs. */
-export async function getRun(db: Db, ended: EndedRunCache, orgId: string, runId: string): Promise<Run> {
-  const known = ended.get<Run>('agent', orgId, runId);
-  if (known) return known;
-  const row = await fetchRow(db, orgId, runId, 'agent');
-  const run: Run = { id: row.id, agent_id: row.agent_id, ...common(row), agent_version: row.version };
-  ended.offer('agent', orgId, runId, run);
-  return run;
-}
-
-/** An app run of `orgId`; 404 for runs of other organizations and agent runs. */
-export async function getAppRun(db: Db, ended: EndedRunCache, orgId: string, runId: string): Promise<AppRun> {
-  const known = ended.get<AppRun>('app', orgId, runId);
-  if (known) return known;
-  const row = await fetchRow(db, orgId, runId, 'app');
-  const run: AppRun = { id: row.id, app_id: row.app_id!, ...common(row) };
-  ended.offer('app', orgId, runId, run);
+  const run = runRecord(kind, row.id, row[kind.catalogField]!, sharedFields(row), row.version);
+  ended.offer(kind.name, orgId, runId, run);
   return run;
 }

@@ -1,5 +1,6 @@
-import type { AppRunSummary, RunSummary } from '@weft/contracts';
+import type { RunSummary } from '@weft/contracts';
 import { pageOfRows, SqlValues, type Db, type Page, type PageStatement } from '@weft/db';
+import type { RunKind, RunKindName, SummaryOf } from './run-kind';
 
 export interface ListRunsInput {
   limit: number;
@@ -27,7 +28,7 @@ const SELECT = `r.id, r.agent_id AS "agentId", r.app_id AS "appId", r.external_i
   r.started_at AS "startedAt", r.completed_at AS "completedAt", r.cost`;
 
 /** The organization's runs of one kind (index organization_id, kind, created_at, id), filtered. */
-function statement(orgId: string, kind: 'agent' | 'app', input: ListRunsInput): PageStatement {
+function statement(orgId: string, kind: RunKindName, input: ListRunsInput): PageStatement {
   const values = new SqlValues();
   const where = [`r.organization_id = ${values.add(orgId)}`, `r.kind = '${kind}'`];
   if (input.status) where.push(`r.status = ${values.add(input.status)}::"RunStatus"`);
@@ -37,33 +38,33 @@ function statement(orgId: string, kind: 'agent' | 'app', input: ListRunsInput): 
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** GET /runs: the organization's agent runs, newest first. */
-export function listRuns(db: Db, orgId: string, input: ListRunsInput): Promise<Page<RunSummary>> {
-  return pageOfRows(db.pool, input, statement(orgId, 'agent', input), (r: SummaryRow) => ({
-    id: r.id,
-    agent_id: r.agentId,
-    external_id: r.externalId,
-    status: r.status,
-    progress: r.progress,
-    awaiting_human_review: r.awaitingHumanReview,
-    created_at: r.createdAt.toISOString(),
-    started_at: iso(r.startedAt),
-    completed_at: iso(r.completedAt),
-    cost: r.cost,
-  }));
-}
+/** Where the list statement puts the field naming what a run executes. */
+const CATALOG_COLUMN = { agent_id: 'agentId', app_id: 'appId' } as const;
 
-/** GET /app-runs: the organization's app runs, newest first. */
-export function listAppRuns(db: Db, orgId: string, input: ListRunsInput): Promise<Page<AppRunSummary>> {
-  return pageOfRows(db.pool, input, statement(orgId, 'app', input), (r: SummaryRow) => ({
-    id: r.id,
-    app_id: r.appId!,
-    external_id: r.externalId,
-    status: r.status,
-    progress: r.progress,
-    created_at: r.createdAt.toISOString(),
-    started_at: iso(r.startedAt),
-    completed_at: iso(r.completedAt),
-    cost: r.cost,
-  }));
+/** GET /runs and /app-runs: the organization's runs of `kind`, newest first. */
+export function listRuns<K extends RunKindName>(
+  kind: RunKind<K>,
+  db: Db,
+  orgId: string,
+  input: ListRunsInput,
+): Promise<Page<SummaryOf<K>>> {
+  const column = CATALOG_COLUMN[kind.catalogField];
+  return pageOfRows(
+    db.pool,
+    input,
+    statement(orgId, kind.name, input),
+    (r: SummaryRow) =>
+      ({
+        id: r.id,
+        [kind.catalogField]: r[column],
+        external_id: r.externalId,
+        status: r.status,
+        progress: r.progress,
+        ...(kind.listsReviewWait ? { awaiting_human_review: r.awaitingHumanReview } : {}),
+        created_at: r.createdAt.toISOString(),
+        started_at: iso(r.startedAt),
+        completed_at: iso(r.completedAt),
+        cost: r.cost,
+      }) as SummaryOf<K>,
+  );
 }

@@ -1,14 +1,22 @@
-import type { AppRun, Run, RunInput } from '@weft/contracts';
+import type { RunInput } from '@weft/contracts';
 import type { StartedRun } from '@weft/engine';
+import type { RunKind, RunKindName, RunOf } from './run-kind';
+import { runRecord } from './run-record';
 
 /**
  * The record a create answers with, from what the create statement returned:
  * no second read. A run completed at creation (a flow of comments only) has
  * results to show and is read back instead (`undefined` here).
  */
-function startedFields(started: StartedRun, externalId: string | undefined, inputs: RunInput[]) {
+export function startedRun<K extends RunKindName>(
+  kind: RunKind<K>,
+  started: StartedRun,
+  catalogId: string,
+  externalId: string | undefined,
+  inputs: RunInput[],
+): RunOf<K> | undefined {
   if (started.status === 'completed') return undefined;
-  return {
+  const fields = {
     external_id: externalId ?? null,
     status: started.status,
     progress: 0,
@@ -24,24 +32,5 @@ function startedFields(started: StartedRun, externalId: string | undefined, inpu
     awaiting_human_review: false,
     pending_reviews: [],
   };
-}
-
-export function startedAgentRun(
-  started: StartedRun,
-  agentId: string,
-  externalId: string | undefined,
-  inputs: RunInput[],
-): Run | undefined {
-  const fields = startedFields(started, externalId, inputs);
-  return fields && { id: started.id, agent_id: agentId, ...fields, agent_version: started.agentVersion };
-}
-
-export function startedAppRun(
-  started: StartedRun,
-  appId: string,
-  externalId: string | undefined,
-  inputs: RunInput[],
-): AppRun | undefined {
-  const fields = startedFields(started, externalId, inputs);
-  return fields && { id: started.id, app_id: appId, ...fields };
+  return runRecord(kind, started.id, catalogId, fields, started.agentVersion);
 }

@@ -1,0 +1,71 @@
+import {
+  AppRunPageSchema,
+  AppRunSchema,
+  CreateAppRunBody,
+  ErrorBody,
+  ValidationErrorBody,
+  type AppInput,
+} from '@weft/contracts';
+import { BadRequestError, NotFoundError } from '@weft/errors';
+import { appInputSpecs } from './input-specs';
+import type { RunKind } from './run-kind';
+
+const APP_FOR_RUN = {
+  name: 'runs_app_for_run_v1',
+  text: `SELECT p.agent_id, p.estimated_cost, p.inputs, a.active_version_id
+             FROM apps p JOIN agents a ON a.id = p.agent_id
+            WHERE p.id = $1 AND (p.organization_id = $2 OR p.visibility IN ('shared', 'public'))`,
+};
+
+/**
+ * Runs of an app: POST /app-runs names the app, and the run executes the
+ * app's agent at its active version. Inputs follow the app's own definitions
+ * (options, selection bounds) and a violation is one 400 naming each problem.
+ */
+export const appRunKind: RunKind<'app'> = {
+  name: 'app',
+  path: '/app-runs',
+  tag: 'app-runs',
+  catalogField: 'app_id',
+  showsVersion: false,
+  listsReviewWait: false,
+  schemas: { create: CreateAppRunBody, run: AppRunSchema, page: AppRunPageSchema },
+
+  /** The app must be readable by the caller (own, shared or public). */
+  async resolve({ db }, orgId, body) {
+    const { rows } = await db.pool.query<{
+      agent_id: string;
+      estimated_cost: number;
+      inputs: AppInput[];
+      active_version_id: string | null;
+    }>({ ...APP_FOR_RUN, values: [body.app_id, orgId] });
+    const app = rows[0];
+    if (!app) throw new NotFoundError('App');
+    if (!app.active_version_id) throw new BadRequestError("The app's agent has no active version");
+    return {
+      catalogId: body.app_id,
+      agentId: app.agent_id,
+      agentVersionId: app.active_version_id,
+      appId: body.app_id,
+      estimatedCost: app.estimated_cost,
+      inputs: appInputSpecs(app.inputs),
+    };
+  },
+
+  rejectInputs: (issues) => new BadRequestError(`Invalid inputs: ${issues.map((i) => i.msg).join('; ')}`),
+
+  docs: {
+    list: { summary: "List the organization's app runs", page: 'A page of app runs, newest first' },
+    create: {
+      summary: 'Run an app',
+      created: 'The run: in_progress, or failed at once with insufficient_credits',
+      errors: {
+        400: { description: 'Inputs break the rules of interface.md 4.4; nothing is claimed', schema: ErrorBody },
+        404: { description: 'App not found or not accessible', schema: ErrorBody },
+        422: { description: 'Malformed body (e.g. external_id over 255 characters)', schema: ValidationErrorBody },
+      },
+    },
+    get: { summary: 'Get an app run', found: 'The app run' },
+    cancel: { summary: 'Cancel an app run' },
+  },
+};
