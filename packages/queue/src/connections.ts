@@ -2,7 +2,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Producers (the gateway) fail fast when Redis is away, so a request errors
- * instead of hanging; the database outbox/sweeper re-enqueues later.
+ * instead of hanging; a run already committed is re-enqueued by the workers'
+ * reconciler (docs/adr/0006-run-execution.md).
  */
 export function createProducerConnection(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });

@@ -9,8 +9,6 @@ export const RUN_QUEUES = {
   light: 'nodes-light',
   /** Media processing: low concurrency, so it never starves the light queue. */
   heavy: 'nodes-heavy',
-  /** The reconciler's repeatable job. */
-  maintenance: 'runs-maintenance',
 } as const;
 
 export const ExecuteNodeJob = z.object({
