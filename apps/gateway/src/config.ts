@@ -14,7 +14,7 @@ import { providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
 // The only place in the gateway that reads process.env.
-const GatewayEnv = z.object({
+export const GatewayEnv = z.object({
   PORT: envPort().default(8080),
   HOST: envString().default('0.0.0.0'),
   DATABASE_URL: envString().pipe(z.url()),

@@ -4,7 +4,7 @@ import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
 
 // The only place in the worker that reads process.env.
-const WorkerEnv = z.object({
+export const WorkerEnv = z.object({
   DATABASE_URL: envString().pipe(z.url()),
   DATABASE_POOL_SIZE: envInt(1, 200).default(10),
   REDIS_URL: envString().pipe(z.url()),

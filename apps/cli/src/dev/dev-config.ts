@@ -7,7 +7,7 @@ import { z } from 'zod';
 // here wins over what the launcher would otherwise find, start or generate;
 // variables not listed (LOG_LEVEL, RATE_LIMIT_*, ...) reach the gateway and
 // worker untouched.
-const DevEnv = z.object({
+export const DevEnv = z.object({
   PORT: envPort().default(8080),
   /** Loopback by default: a development stack with generated secrets should not face the network. */
   HOST: envString().default('127.0.0.1'),

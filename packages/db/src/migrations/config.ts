@@ -8,13 +8,13 @@ export const SCHEMA_PATH = path.join(REPO_ROOT, 'prisma', 'schema.prisma');
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma', 'migrations');
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/weft';
 
-const envSchema = z.object({
+export const MigrationEnvSchema = z.object({
   // `?schema=name` selects the PostgreSQL schema (default `public`).
   DATABASE_URL: envUrl().default(DEFAULT_DATABASE_URL),
 });
 
-export type MigrationEnv = z.output<typeof envSchema>;
+export type MigrationEnv = z.output<typeof MigrationEnvSchema>;
 
 export function loadMigrationEnv(env: Record<string, string | undefined> = process.env): MigrationEnv {
-  return parseEnv(envSchema, env);
+  return parseEnv(MigrationEnvSchema, env);
 }
