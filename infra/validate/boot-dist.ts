@@ -202,7 +202,7 @@ async function main(): Promise<void> {
     ]);
     log(`gateway /readyz and worker /healthz answered 200 after ${Date.now() - started} ms`);
 
-    // What README's "Production deployment" tells an operator to do, with the image's `weft`.
+    // What docs/operations.md#deployment-docker-compose tells an operator to do, with the image's `weft`.
     const weft = (args: string[]) => imageCommand(stages, 'cli', args);
     const cliEnv = { ...env, WEFT_URL: `http://127.0.0.1:${gatewayPort}`, WEFT_ADMIN_TOKEN: adminToken };
     const created = runNode(weft(['admin', 'org', 'create', '--name', 'boot-dist', '--credits', '10']), cliEnv);

@@ -142,7 +142,7 @@ test('one Ctrl-C, relayed or not, stops the gateway and worker, then the embedde
   ]);
   if (!started) throw new Error(`npm run dev exited before its banner:\n${output()}`);
   expect(output()).toContain('postgres: started embedded PostgreSQL');
-  // True on Node 20 (README, Node.js versions), so shown; once, not by every process.
+  // True on Node 20 (docs/development.md#nodejs-versions), so shown; once, not by every process.
   const nodeNotices = launcher.lines.filter((line) => /will require node >=22/.test(line)).length;
   expect(nodeNotices).toBe(Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0);
 

@@ -79,8 +79,8 @@ function appEnvironment(
   return {
     ...process.env,
     // On Node 20 the AWS SDK says once, from this process, that its releases
-    // after the first week of January 2027 require Node 22 (README, Node.js
-    // versions); the gateway and worker would only repeat it.
+    // after the first week of January 2027 require Node 22
+    // (docs/development.md#nodejs-versions); the gateway and worker would only repeat it.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     PORT: String(config.PORT),
     HOST: config.HOST,
