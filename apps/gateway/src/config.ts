@@ -37,7 +37,7 @@ export const GatewayEnv = z.object({
   JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),
   RATE_LIMIT_DEFAULT_PER_MINUTE: envInt(1, 10_000_000).default(2000),
   RATE_LIMIT_CREATE_PER_MINUTE: envInt(1, 10_000_000).default(600),
-  /** POST /assets/upload per minute per API key: a budget of its own, apart from run creation (interface.md 8). */
+  /** POST /assets/upload per minute per API key: a budget of its own, apart from run creation (docs/api.md#rate-limits). */
   RATE_LIMIT_UPLOAD_PER_MINUTE: envInt(1, 10_000_000).default(600),
   /** How long a verified API key is trusted without asking the database again. Revocation is pushed through Redis, so this only bounds staleness if that message is lost. */
   API_KEY_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),

@@ -2,7 +2,7 @@ import { cursorPage, ExternalId, IdParam, PaginationQuery, repeatable } from './
 import { AssetTypeSchema, AssetVisibilitySchema, MediaExtensionSchema, MediaTypeSchema } from './enums';
 import { z } from './zod';
 
-// interface.md 2.12 and 4.5.
+// Assets (docs/api.md#assets).
 
 const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 

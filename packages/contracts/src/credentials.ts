@@ -1,6 +1,6 @@
 import { z } from './zod';
 
-// An organization's own provider keys (extensions.md 5.3): stored sealed, shown
+// An organization's own provider keys (docs/api.md#credentials): stored sealed, shown
 // only by their last four characters.
 
 export const CREDENTIAL_PROVIDERS = ['openai', 'fal', 'replicate', 'elevenlabs', 'apify', 's3'] as const;

@@ -1,6 +1,7 @@
 import { z } from './zod';
 
-// The enumerations of interface.md 2.1, verbatim.
+// The enumerations of the public API, verbatim: clients know these values, so
+// one changed or removed breaks them (openapi.int.test.ts holds them fixed).
 
 export const NODE_TYPES = [
   'text_input',
@@ -119,7 +120,7 @@ export const AssetVisibilitySchema = z.enum(ASSET_VISIBILITIES).openapi('AssetVi
 export const MediaExtensionSchema = z.enum(MEDIA_EXTENSIONS).openapi('MediaExtension');
 export const ReviewDecisionSchema = z.enum(REVIEW_DECISIONS).openapi('ReviewDecision');
 
-/** Node types whose node is an input of the agent (extensions.md 4). */
+/** Node types whose node is an input of the agent (docs/api.md#flows). */
 export const INPUT_NODE_TYPES = [
   'text_input',
   'image_input',

@@ -2,7 +2,7 @@ import { Credits } from './common';
 import { DataTypeSchema, NodeTypeSchema } from './enums';
 import { z } from './zod';
 
-// The flow definition format of extensions.md 4. Structural rules that need the
+// The flow definition format (docs/api.md#flows). Structural rules that need the
 // whole graph (unique ids, links, cycles) live in @weft/dag.
 
 /**

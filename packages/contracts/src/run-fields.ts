@@ -2,7 +2,7 @@ import { ExternalId } from './common';
 import { FailureReasonSchema, FlowRunStatusSchema } from './enums';
 import { z } from './zod';
 
-// Fields shared by agent runs and app runs (interface.md 2.10-2.11), spread
+// Fields shared by agent runs and app runs (docs/api.md#runs), spread
 // into each schema so the generated OpenAPI lists them flat.
 
 export const AppRunOnly = { id: z.uuid(), app_id: z.uuid() };

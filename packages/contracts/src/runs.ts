@@ -3,9 +3,9 @@ import { cursorPage, ExternalId, IdParam, PaginationQuery } from './common';
 import { DataTypeSchema, FlowRunStatusSchema, ReviewDecisionSchema } from './enums';
 import { z } from './zod';
 
-// Runs of agents and apps: interface.md 2.8–2.11, 4.2 and 4.4.
+// Runs of agents and apps, and review decisions: docs/api.md#runs and #reviews.
 
-/** interface.md 2.8: plain text for text inputs, `{asset_ids: [...]}` for asset inputs. */
+/** Plain text for text inputs, `{asset_ids: [...]}` for asset inputs (docs/api.md#run-inputs). */
 export const RunInputSchema = z
   .object({
     id: z.string().min(1),
@@ -13,7 +13,7 @@ export const RunInputSchema = z
   })
   .openapi('RunInput');
 
-/** interface.md 2.9. */
+/** One per output of the agent or app (docs/api.md#results). */
 export const RunResultSchema = z
   .object({
     id: z.string(),
@@ -40,7 +40,7 @@ export const PendingReviewSchema = z
   })
   .openapi('PendingReview');
 
-/** interface.md 2.10: the full app run. */
+/** The full app run. */
 export const AppRunSchema = z
   .object({
     ...AppRunOnly,
@@ -52,7 +52,7 @@ export const AppRunSchema = z
   })
   .openapi('AppRun');
 
-/** interface.md 2.11: the full agent run, pinned to a version (extensions.md 7). */
+/** The full agent run, pinned to a version (docs/api.md#versions). */
 export const RunSchema = z
   .object({
     id: z.uuid(),
@@ -101,7 +101,7 @@ export const CreateAppRunBody = z
   })
   .openapi('CreateAppRun');
 
-/** interface.md 4.2: the review body. `output` is checked against the proposal by the use case. */
+/** The review body (docs/api.md#reviews). `output` is checked against the proposal by the use case. */
 export const ReviewDecisionBody = z
   .object({
     decision: ReviewDecisionSchema.openapi({

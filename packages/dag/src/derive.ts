@@ -1,7 +1,7 @@
 import type { AgentInput, AgentOutput, Flow } from '@weft/contracts';
 import { isInputNodeType } from './node-kinds';
 
-// What an agent advertises, derived from its flow (extensions.md 4). Computed
+// What an agent advertises, derived from its flow (docs/api.md#flows). Computed
 // once when a version is published and stored with it, so reads never re-derive.
 
 /** The `*_input` nodes in flow order; `required` defaults to true, `description` to ''. */

@@ -18,7 +18,7 @@ const example: Flow = {
 };
 
 describe('validateFlow', () => {
-  it('accepts the example flow of extensions.md 4', () => {
+  it('accepts the example flow of docs/api.md#flows', () => {
     expect(validateFlow(example)).toEqual([]);
     expect(() => assertValidFlow(example)).not.toThrow();
   });

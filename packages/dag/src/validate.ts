@@ -7,7 +7,7 @@ export type Loc = (string | number)[];
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(NODE_TYPES);
 
-/** Issue `type` values produced here, in the snake_case style of interface.md 2.14. */
+/** Issue `type` values produced here, in the snake_case style of docs/api.md#error-bodies. */
 export const FLOW_ISSUE = {
   unknownType: 'enum',
   duplicateNodeId: 'duplicate_node_id',

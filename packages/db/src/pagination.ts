@@ -1,6 +1,6 @@
 import { invalid } from '@weft/errors';
 
-// Cursor pagination shared by every list endpoint (interface.md 2.13).
+// Cursor pagination shared by every list endpoint (docs/api.md#pagination).
 //
 // Order: newest first, `created_at DESC, id DESC` (ids break ties between rows
 // created in the same millisecond). A cursor is the position of the last item

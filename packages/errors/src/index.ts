@@ -22,7 +22,7 @@ export class AppError extends Error {
   }
 }
 
-/** 422 with the body of interface.md 2.14. */
+/** 422 with the body of docs/api.md#error-bodies. */
 export class ValidationError extends AppError {
   constructor(readonly issues: ValidationIssue[]) {
     super(422, issues[0]?.msg ?? 'Validation failed');
@@ -60,7 +60,7 @@ export class ConflictError extends AppError {
   }
 }
 
-/** `external_id` already claimed; carries the id of the holder (extensions.md 1). */
+/** `external_id` already claimed; carries the id of the holder (docs/api.md#idempotency-with-external_id). */
 export class ExternalIdConflictError extends ConflictError {
   constructor(existingId: string) {
     super('external_id already used', { existing_id: existingId });

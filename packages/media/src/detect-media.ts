@@ -14,7 +14,7 @@ export interface ContentSniff {
   accepts: MediaExtension[];
 }
 
-// file-type's answers that map onto interface.md's MediaExtension set; every
+// file-type's answers that map onto the API's MediaExtension set; every
 // other format it recognises (gif, zip, exe, ...) is unsupported.
 const FROM_FILE_TYPE: Record<string, { extension: MediaExtension; accepts: MediaExtension[] }> = {
   png: { extension: 'png', accepts: ['png'] },
@@ -80,8 +80,8 @@ export class MediaMismatchError extends Error {
 
 /**
  * The media the asset is stored as. A file name that claims a supported
- * extension must agree with the content (extensions.md 8: a mismatch is a
- * 400); when it does, its spelling wins (`.jpeg`, `.csv` for plain text).
+ * extension must agree with the content (docs/assets.md#type-detection: a
+ * mismatch is a 400); when it does, its spelling wins (`.jpeg`, `.csv` for plain text).
  * Names with no or an unknown extension leave the content's answer alone.
  */
 export function resolveMedia(sniff: ContentSniff, name: string | undefined): DetectedMedia {

@@ -2,7 +2,7 @@ import { encode } from 'blurhash';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { decodeHevcHeif } from './heic';
 
-/** Metadata values as interface.md 2.12 allows them. */
+/** Metadata values as the API's `asset_metadata` allows them. */
 export type MetadataValue = string | number | boolean | null;
 export type AssetMetadata = Record<string, MetadataValue>;
 

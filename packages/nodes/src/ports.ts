@@ -29,7 +29,7 @@ export const dataPort = (description: string, required = true): PortSpec =>
 export const anyPort = (description: string, required = true, many = false): PortSpec =>
   port(ANY_KIND, description, required, many);
 
-/** Params every provider-served type takes (extensions.md 5.3): route choice and provider-specific extras. */
+/** Params every provider-served type takes (docs/providers.md#routes): route choice and provider-specific extras. */
 export const providerParams = {
   provider: z
     .string()

@@ -93,7 +93,7 @@ function registered(type: NodeType | string): Registered {
   return entry;
 }
 
-/** Every node type that executes, in the order of interface.md's NodeType. */
+/** Every node type that executes, in the order of NODE_TYPES (@weft/contracts). */
 export function nodeDefinitions(): NodeDefinition[] {
   return NODE_TYPES.filter((t) => REGISTRY.has(t)).map((t) => REGISTRY.get(t)!.definition);
 }

@@ -9,7 +9,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 // Files providers hand back (bytes in a response, or URLs to fetch) become
 // assets of the run. Their kind is decided from their bytes, as for uploads,
 // never from the provider's Content-Type or file name; a URL is fetched under
-// the outbound rules (extensions.md 5.4), whatever host the provider names.
+// the outbound rules (docs/api.md#outbound-requests), whatever host the provider names.
 
 /** The largest file a provider result may be. */
 const MAX_RESULT_BYTES = 2 * 1024 ** 3;

@@ -12,7 +12,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 // limiter still holds back a single client that hammers one instance. The cost is
 // that, while Redis is away, each instance grants the full budget on its own.
 
-/** `create`: POST /runs and /app-runs; `upload`: POST /assets/upload (interface.md 8 counts them apart). */
+/** `create`: POST /runs and /app-runs; `upload`: POST /assets/upload (docs/api.md#rate-limits counts them apart). */
 export const RATE_BUCKETS = ['default', 'create', 'upload'] as const;
 export type RateBucket = (typeof RATE_BUCKETS)[number];
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createHttpClient, type HttpClient } from '../http-client';
 import { CliError, gatewayUrl, parseInteger, printJson, type CliIo } from '../io';
 
-// `weft admin ...`: the operator endpoints of extensions.md 2 over HTTP.
+// `weft admin ...`: the operator endpoints (docs/api.md#admin) over HTTP.
 
 interface AdminOptions {
   url?: string;

@@ -1,7 +1,7 @@
 import type { Prisma } from '@weft/db';
 import { readableBy } from '@weft/engine';
 
-// Who may do what with an asset (interface.md 4.5); download-asset.ts states
+// Who may do what with an asset (docs/api.md#assets); download-asset.ts states
 // the same read rule in SQL:
 //   get, download   the owner organization, or anyone when visibility is public or shared
 //   list, delete    the owner organization only (others get 404, even for public assets)

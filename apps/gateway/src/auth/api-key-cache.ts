@@ -2,7 +2,7 @@ import { InvalidatedCache } from '../cache/invalidated-cache';
 
 // API key rows cached by their public prefix, so that an authenticated request
 // costs a hash and a map look-up instead of a database round trip
-// (performance-facts.md: an un-batched Prisma query is ~225 µs of CPU). A key
+// (an un-batched Prisma query is ~225 µs of CPU). A key
 // revoked elsewhere is evicted by a Redis message (revocation.ts); the
 // invariants are those of InvalidatedCache. A revoked key is remembered as
 // unusable for the full TTL: revocation is final.

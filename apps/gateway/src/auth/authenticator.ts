@@ -14,7 +14,7 @@ import { verifyJwt } from './jwt';
 import { KnownOrganizations } from './known-organizations';
 import { revocationChannel } from './revocation';
 
-// Who is calling (interface.md 5, extensions.md 1–2). Nothing here may log a key
+// Who is calling (docs/api.md#authentication). Nothing here may log a key
 // or token: log lines carry at most the public key prefix.
 
 export interface AuthenticatorDeps {

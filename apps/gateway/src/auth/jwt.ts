@@ -1,7 +1,7 @@
 import { UnauthorizedError } from '@weft/errors';
 import jwt from 'jsonwebtoken';
 
-// Bearer JWTs (extensions.md 2): HS256 signed with JWT_SECRET, claims `sub`
+// Bearer JWTs (docs/api.md#jwt): HS256 signed with JWT_SECRET, claims `sub`
 // (user id), `orgs` (organization ids the user belongs to) and `exp`.
 
 export interface JwtIdentity {

@@ -2,7 +2,7 @@ import type { AppVisibilitySchema, FlowVisibilitySchema, z } from '@weft/contrac
 import type { Prisma, SqlValues } from '@weft/db';
 import { readableBy } from '@weft/engine';
 
-// Who sees what in the catalog (interface.md 4.1, extensions.md 3):
+// Who sees what in the catalog (docs/api.md#visibility):
 //
 //   visibility  get by id                  listed for
 //   private     owner organization only    owner, with visibility=private (or omitted)
@@ -11,9 +11,8 @@ import { readableBy } from '@weft/engine';
 //   public      anyone authenticated       owner, when `visibility` is omitted; everyone, with visibility=public
 //
 // Omitting `visibility` lists the caller's own objects, whatever their
-// visibility: interface.md's PRIVATE is "the organization's own agents", and
-// an organization that publishes its agents still expects to find them in its
-// list. Nothing of another organization is shared *with* the caller (sharing
+// visibility: an organization that publishes its agents still expects to find
+// them in its list. Nothing of another organization is shared *with* the caller (sharing
 // is by id, like a link), so the default holds only the caller's own objects.
 // `visibility=public` is the catalog of every organization. `owned=true`
 // (extension) lists the caller's own objects of every visibility, or of the

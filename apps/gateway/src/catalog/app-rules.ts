@@ -5,7 +5,7 @@ import { definitionOf, inputNodeTypeOf, isDefinedNodeType } from '@weft/nodes';
 
 /**
  * Checks an app definition against the active flow of its agent
- * (extensions.md 3), naming each offending entry:
+ * (docs/api.md#apps), naming each offending entry:
  * - every input id is an input node of the flow, of the matching kind, and
  *   appears once; min_selections ≤ max_selections;
  * - every required input node of the flow is exposed (otherwise no run of the

@@ -8,7 +8,7 @@ import { assertPublishableFlow } from './check-flow';
 export type CreateAgentInput = z.output<typeof CreateAgentBody>;
 
 /**
- * Creates an agent owned by `orgId` (extensions.md 3). With a flow it gets
+ * Creates an agent owned by `orgId` (docs/api.md#agents). With a flow it gets
  * version 1, active; without one it is a draft that GET answers with 422
  * until a version is published.
  */

@@ -5,7 +5,7 @@ import type { Loaded } from '../cache/invalidated-cache';
 
 // The hottest catalog read. The row is loaded in one statement, one round trip,
 // through the pg pool Prisma shares (an un-batched Prisma query costs ~4x the
-// CPU of raw `pg`; see shared/design/performance-facts.md), without an access
+// CPU of raw `pg`), without an access
 // filter, so that one cached row (agent-catalog.ts) serves every caller; access
 // is decided by `readableAgent`.
 const LOAD_AGENT = {

@@ -7,7 +7,7 @@ import { toAgentSummary, type AgentSummaryRow } from './mappers';
 export interface ListAgentsInput {
   limit: number;
   cursor?: string;
-  /** Every tag must be present (AND), like the combined asset filters of interface.md 4.5. */
+  /** Every tag must be present (AND), like the combined asset filters (docs/api.md#assets). */
   tags?: string[];
   visibility?: z.infer<typeof FlowVisibilitySchema>[];
   search?: string;

@@ -11,7 +11,7 @@ import type {
 } from '@weft/contracts';
 import type { z } from '@weft/contracts';
 
-// Database rows → the response shapes of interface.md 2.2–2.7. Optional
+// Database rows → the response shapes of agents and apps (the OpenAPI document). Optional
 // fields with a documented default (`tags`, `inputs`, `has_human_review`, …)
 // are always present so clients never have to apply defaults themselves.
 

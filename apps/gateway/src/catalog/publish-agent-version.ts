@@ -14,7 +14,7 @@ export interface PublishedVersion {
 
 /**
  * Publishes a new version of an agent of `orgId` and makes it active
- * (extensions.md 3). Only the owner may publish; for anyone else the agent
+ * (docs/api.md#versions). Only the owner may publish; for anyone else the agent
  * does not exist (404), whatever its visibility.
  *
  * Numbering: the agent row is locked (FOR UPDATE) for the transaction, so

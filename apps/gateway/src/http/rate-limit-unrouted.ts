@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayDeps } from '../deps';
 import { setRateLimitHeaders } from './guard';
 
-// interface.md 8.1: every response carries X-RateLimit-*. Api routes get them
+// docs/api.md#rate-limits: every response carries X-RateLimit-*. Api routes get them
 // from guardApiRequest (bodies are parsed after it, so parser errors carry them
 // too). Unmatched paths never reach a route's guard, so the 404 fallback is
 // counted here exactly like an api request: the caller is identified

@@ -3,7 +3,7 @@ import { pngBytes, upload } from '../testing/asset-fixtures';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../testing/test-gateway';
 import { withTestRoutes } from '../testing/test-routes';
 
-// interface.md 8 and extensions.md 1: every response carries X-RateLimit-*,
+// docs/api.md#rate-limits: every response carries X-RateLimit-*,
 // a 429 also Retry-After. Tiny limits come from the environment, as in production.
 
 const THING = '0195a3b0-0000-7000-8000-000000000001';

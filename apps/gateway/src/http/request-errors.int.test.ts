@@ -154,7 +154,7 @@ describe('a known path with a method it does not serve', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe(allow);
     expect(res.body).toEqual({ detail: `Method ${method.toUpperCase()} not allowed on this path; allowed: ${allow}` });
-    // Counted like every other request (interface.md 8.1).
+    // Counted like every other request (docs/api.md#rate-limits).
     expect(res.headers['x-ratelimit-limit']).toBeDefined();
   });
 

@@ -5,7 +5,7 @@ import { issueMessage } from './issue-message';
 
 export type Part = 'body' | 'query' | 'path';
 
-// Zod's issue codes rendered in the style of interface.md 2.14 (FastAPI's
+// Zod's issue codes rendered in the style of docs/api.md#error-bodies (FastAPI's
 // vocabulary), which is what clients of this interface already handle.
 function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {

@@ -1,5 +1,6 @@
-// interface.md section 2, transcribed: for each public schema, its fields and
-// which are required. The OpenAPI test holds the generated document to this.
+// The public schemas as clients know them: for each, its fields and which are
+// required. The OpenAPI test holds the generated document to this, so that a
+// change to a contract schema that would break a client cannot pass unnoticed.
 export const INTERFACE_SCHEMAS: Record<string, { fields: string[]; required: string[] }> = {
   Agent: {
     fields: ['id', 'name', 'description', 'tags', 'inputs', 'outputs', 'estimated_cost', 'has_human_review'],
@@ -134,7 +135,7 @@ export const INTERFACE_SCHEMAS: Record<string, { fields: string[]; required: str
   },
 };
 
-/** interface.md 4.x: the status codes each public operation documents. */
+/** The status codes each public operation documents, as clients know them. */
 export const INTERFACE_STATUSES: Record<string, number[]> = {
   'get /assets': [200],
   'get /assets/{asset_id}': [200, 404],

@@ -68,7 +68,7 @@ test('every route the document lists answers something other than an unmatched 4
 });
 
 test.each(Object.entries(INTERFACE_SCHEMAS))(
-  'schema %s has the fields and required list of interface.md',
+  'schema %s has the fields and required list clients know',
   (name, expected) => {
     const schema = doc.components.schemas[name];
     expect(schema).toBeDefined();
@@ -83,7 +83,7 @@ test.each(Object.entries(INTERFACE_SCHEMAS))(
   },
 );
 
-test('enumerations are those of interface.md 2.1', () => {
+test('enumerations are those clients know', () => {
   const s = doc.components.schemas;
   expect(s.FlowVisibility?.enum).toEqual(['public', 'shared', 'private']);
   expect(s.FlowApplicationVisibility?.enum).toEqual(['private', 'workspace', 'shared', 'public']);

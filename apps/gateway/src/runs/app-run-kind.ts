@@ -60,7 +60,11 @@ export const appRunKind: RunKind<'app'> = {
       summary: 'Run an app',
       created: 'The run: in_progress, or failed at once with insufficient_credits',
       errors: {
-        400: { description: 'Inputs break the rules of interface.md 4.4; nothing is claimed', schema: ErrorBody },
+        400: {
+          description:
+            "Inputs break the app's rules (unknown or missing inputs, values outside options or selection bounds); nothing is claimed",
+          schema: ErrorBody,
+        },
         404: { description: 'App not found or not accessible', schema: ErrorBody },
         422: { description: 'Malformed body (e.g. external_id over 255 characters)', schema: ValidationErrorBody },
       },

@@ -15,7 +15,7 @@ interface AssetRef {
 }
 
 /**
- * Every problem with the inputs of a run request (interface.md 2.8, 4.4):
+ * Every problem with the inputs of a run request (docs/api.md#run-inputs):
  * unknown or repeated ids, missing required inputs, values of the wrong shape
  * (text: a string; assets: `{asset_ids: [uuid, ...]}`), values outside an
  * input's `options` or selection bounds, and asset ids that do not exist, are

@@ -45,7 +45,7 @@ interface Row {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The fields both kinds share; current_node only while in progress. */
+/** The fields both kinds share (docs/api.md#run-states); current_node only while in progress. */
 function sharedFields(row: Row): SharedRunFields {
   return {
     external_id: row.external_id,

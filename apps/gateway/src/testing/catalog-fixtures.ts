@@ -2,7 +2,7 @@ import type { Flow } from '@weft/contracts';
 import type { Express } from 'express';
 import request from 'supertest';
 
-/** Two text inputs joined, then reviewed: the example of extensions.md 4. */
+/** Two text inputs joined, then reviewed: the example of docs/api.md#flows. */
 export const reviewFlow = (): Flow => ({
   nodes: [
     { id: 'topic', type: 'text_input', description: 'Topic of the post', required: true },

@@ -14,7 +14,7 @@ export interface FakeProvider {
 
 /**
  * The stand-in for an AI provider, speaking HTTP on 127.0.0.1 (which the test
- * workers allow-list): each path answers one way of extensions.md 5.
+ * workers allow-list): each path answers one of the ways docs/providers.md#failures maps.
  */
 export async function startFakeProvider(): Promise<FakeProvider> {
   const state = { received: [] as { path: string; body: unknown }[], abortedSlow: 0 };

@@ -8,8 +8,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEDIA_OF: Record<string, string> = { images: 'image', videos: 'video', audio: 'audio', files: 'file' };
 
 /**
- * Checks an approval's `output` against the proposal (interface.md 4.2 review
- * rules): present, the same single key, a non-empty list of the right items;
+ * Checks an approval's `output` against the proposal (docs/api.md#approve):
+ * present, the same single key, a non-empty list of the right items;
  * asset ids must exist, be readable by `orgId` and be of the proposal's media
  * type. Returns the node's new output: exactly what the reviewer kept.
  */

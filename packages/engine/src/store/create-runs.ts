@@ -43,7 +43,7 @@ export interface CreatedRow {
  * One statement, committed on its own, writes runs of one organization: it
  * reserves their estimated costs together (a guarded UPDATE of the
  * organization's row, a ledger line per run) and inserts the runs and their
- * node rows, roots already dispatched (extensions.md 6). The reservation first
+ * node rows, roots already dispatched (docs/api.md#credits). The reservation first
  * adds the credits settled runs gave back since the last one (pending_credits,
  * ADR 0011), and deletes those rows only when it succeeds: the guard sees the
  * whole balance, and each row is added once.

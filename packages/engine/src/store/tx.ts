@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 /**
  * Runs `fn` in one transaction on a client of the pool Prisma shares. The hot
  * path of run execution is written in SQL: an un-batched Prisma query costs
- * about four times the CPU of `pg` (shared/design/performance-facts.md), and
+ * about four times the CPU of `pg`, and
  * these statements run several times per node.
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {

@@ -43,8 +43,11 @@ function errorCode(body: Buffer): unknown {
 
 /**
  * HTTP POST `params.url` with `{run_id, node_id, inputs}`; a 2xx `{type, value}`
- * is the result. Status mapping of extensions.md 5. `params.cost` (credits,
- * default 0) is charged for each successful call.
+ * is the result. Statuses map to failure reasons (docs/api.md#failure-reasons):
+ * 401/403 provider_auth_required, a 4xx with `{"error": "content_policy"}`
+ * content_policy, another 4xx invalid_input, a 5xx or no connection
+ * provider_error. `params.cost` (credits, default 0) is charged for each
+ * successful call.
  */
 export const genericProvider = defineNode({
   type: 'generic_provider',

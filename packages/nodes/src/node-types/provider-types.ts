@@ -5,7 +5,7 @@ import { audioPort, imagePort, mediaPort, providerParams, textPort, textsPort, v
 import { PROVIDER_MAX_TIMEOUT_MS } from '../timeouts';
 import { executeRouted } from '../provider-route';
 
-// The node types served by provider adapters (extensions.md 5.3): their ports
+// The node types served by provider adapters (docs/providers.md): their ports
 // and params, which every adapter serving a type takes alike. The adapter is
 // found through ctx.routes (ADR 0030); until one is configured for a type, a
 // run reaching one of its nodes fails with provider_auth_required and names

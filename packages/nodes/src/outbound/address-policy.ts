@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { embeddedIPv4, NAT64_LOCAL_USE } from './embedded-ipv4';
 
-// Which destinations outbound requests made by nodes may reach (extensions.md 5):
+// Which destinations outbound requests made by nodes may reach (docs/api.md#outbound-requests):
 // never loopback, private, link-local, carrier-grade NAT, multicast, reserved or
 // cloud-metadata addresses, unless the destination is on the allow list
 // (OUTBOUND_ALLOWED_HOSTS: host names, IP addresses or CIDR ranges). An IPv6

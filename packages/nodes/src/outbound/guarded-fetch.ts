@@ -4,7 +4,7 @@ import { hostAllowed, refusedAddress, type AllowList } from './address-policy';
 import { checkedLookup, RefusedDestinationError } from './guarded-request';
 
 /**
- * A WHATWG fetch that never connects to a refused address (extensions.md 5.4),
+ * A WHATWG fetch that never connects to a refused address (docs/api.md#outbound-requests),
  * for SDKs that take a `fetch`: every connection, redirects included, is made
  * by a connector that checks the addresses a name resolves to and connects to
  * exactly those. A name on the allow list is connected to as is. The agent

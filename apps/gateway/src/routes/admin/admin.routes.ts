@@ -14,7 +14,7 @@ import { createOrganization } from '../../admin/organizations';
 import { createApiKey, revokeApiKey } from '../../auth/api-keys';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
-// Operator endpoints (extensions.md 2). Authenticated by ADMIN_TOKEN; absent
+// Operator endpoints (docs/api.md#admin). Authenticated by ADMIN_TOKEN; absent
 // (404) when it is unset. Not rate limited: the token holder is the operator.
 
 const OrgParams = z.object({ org_id: IdParam });

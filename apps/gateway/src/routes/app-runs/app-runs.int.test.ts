@@ -8,7 +8,7 @@ import { postAgent, reviewFlow } from '../../testing/catalog-fixtures';
 import { expectSchema } from '../../testing/expect-schema';
 import { pollRun, startRunStack, type RunStack } from '../../testing/test-runs';
 
-// App runs: 201, the rules of interface.md 4.4 as 400, curated results, cancel;
+// App runs: 201, the input rules of docs/api.md#run-inputs as 400, curated results, cancel;
 // and media produced by a run (change_aspect_ratio) registered as assets.
 
 let stack: RunStack;

@@ -16,7 +16,7 @@ import { createCredential, deleteCredential, getCredential, listCredentials } fr
 import { chooseRoute, chosenRoutes, forgetRoute } from '../../credentials/node-route-choices';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
-// An organization's own provider keys (extensions.md 5.3), and the operator's
+// An organization's own provider keys (docs/api.md#credentials), and the operator's
 // equivalents under /admin. Secrets go in, never out: only their last four
 // characters are shown.
 
