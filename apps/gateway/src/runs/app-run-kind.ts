@@ -6,6 +6,7 @@ import {
   ValidationErrorBody,
   type AppInput,
 } from '@weft/contracts';
+import { readableBySql } from '@weft/engine';
 import { BadRequestError, NotFoundError } from '@weft/errors';
 import { appInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';
@@ -14,7 +15,7 @@ const APP_FOR_RUN = {
   name: 'runs_app_for_run_v1',
   text: `SELECT p.agent_id, p.estimated_cost, p.inputs, a.active_version_id
              FROM apps p JOIN agents a ON a.id = p.agent_id
-            WHERE p.id = $1 AND (p.organization_id = $2 OR p.visibility IN ('shared', 'public'))`,
+            WHERE p.id = $1 AND ${readableBySql('$2', 'p')}`,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { RunInput } from '@weft/contracts';
 import type { Db } from '@weft/db';
+import { readableBySql } from '@weft/engine';
 import type { ValidationIssue } from '@weft/errors';
 import { FONT_EXTENSIONS, RASTER_EXTENSIONS, type MediaExtension } from '@weft/media';
 import { parseBrand } from '@weft/nodes';
@@ -150,7 +151,7 @@ async function checkAssets(db: Db, orgId: string, refs: AssetRef[]): Promise<Val
   if (refs.length === 0) return [];
   const { rows } = await db.pool.query<{ id: string; media_type: string; media_extension: string }>(
     `SELECT id, media_type, media_extension FROM assets
-      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND (organization_id = $2 OR visibility IN ('public', 'shared'))`,
+      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND ${readableBySql('$2')}`,
     [[...new Set(refs.map((r) => r.id))], orgId],
   );
   const found = new Map(rows.map((r) => [r.id, r]));

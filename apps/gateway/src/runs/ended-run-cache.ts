@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { RunKindName } from './run-kind';
+import { RUN } from '@weft/dag';
 
 /**
  * The records of ended runs, per gateway instance. A run that has ended
@@ -23,6 +24,6 @@ export class EndedRunCache {
 
   /** Remembers `run` if it has ended; a run in progress is always read afresh. */
   offer(kind: RunKindName, orgId: string, runId: string, run: { status: string }): void {
-    if (run.status !== 'in_progress') this.runs?.set(`${kind}:${orgId}:${runId}`, Object.freeze(run));
+    if (run.status !== RUN.inProgress) this.runs?.set(`${kind}:${orgId}:${runId}`, Object.freeze(run));
   }
 }

@@ -4,6 +4,7 @@ import { NotFoundError } from '@weft/errors';
 import type { EndedRunCache } from './ended-run-cache';
 import type { RunKind, RunKindName, RunOf } from './run-kind';
 import { runRecord, type SharedRunFields } from './run-record';
+import { REVIEW, RUN } from '@weft/dag';
 
 // GET /runs/{id} and /app-runs/{id}: the hottest read of the service (clients
 // poll it). One named statement through the pg pool Prisma shares (a Prisma
@@ -17,7 +18,7 @@ const GET_RUN = {
                 CASE WHEN r.awaiting_human_review THEN (
                   SELECT json_agg(json_build_object('id', rv.id, 'node_id', rv.node_id,
                                                     'proposed_output', rv.proposed_output) ORDER BY rv.created_at, rv.id)
-                    FROM reviews rv WHERE rv.run_id = r.id AND rv.status = 'pending') END AS pending_reviews
+                    FROM reviews rv WHERE rv.run_id = r.id AND rv.status = '${REVIEW.pending}') END AS pending_reviews
            FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id
           WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`,
 };
@@ -51,7 +52,7 @@ function sharedFields(row: Row): SharedRunFields {
     external_id: row.external_id,
     status: row.status,
     progress: row.progress,
-    ...(row.status === 'in_progress' ? { current_node: row.current_node } : {}),
+    ...(row.status === RUN.inProgress ? { current_node: row.current_node } : {}),
     created_at: row.created_at.toISOString(),
     started_at: iso(row.started_at),
     completed_at: iso(row.completed_at),

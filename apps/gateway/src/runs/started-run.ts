@@ -2,6 +2,7 @@ import type { RunInput } from '@weft/contracts';
 import type { StartedRun } from '@weft/engine';
 import type { RunKind, RunKindName, RunOf } from './run-kind';
 import { runRecord } from './run-record';
+import { RUN } from '@weft/dag';
 
 /**
  * The record a create answers with, from what the create statement returned:
@@ -15,12 +16,12 @@ export function startedRun<K extends RunKindName>(
   externalId: string | undefined,
   inputs: RunInput[],
 ): RunOf<K> | undefined {
-  if (started.status === 'completed') return undefined;
+  if (started.status === RUN.completed) return undefined;
   const fields = {
     external_id: externalId ?? null,
     status: started.status,
     progress: 0,
-    ...(started.status === 'in_progress' ? { current_node: started.currentNode } : {}),
+    ...(started.status === RUN.inProgress ? { current_node: started.currentNode } : {}),
     created_at: started.createdAt.toISOString(),
     started_at: null,
     completed_at: started.completedAt ? started.completedAt.toISOString() : null,
