@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { applyMigrations } from '@weft/db/src/migrations';
+import { applyMigrations } from '@weft/db';
 import {
   databaseNameOf,
   ensureBucket,

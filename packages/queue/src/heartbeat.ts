@@ -19,7 +19,7 @@ export function startHeartbeat({ redis, prefix, workerId, intervalMs = 5000 }: H
       .set(key, JSON.stringify({ pid: process.pid, at: new Date().toISOString() }), 'PX', intervalMs * 3)
       .catch(() => undefined);
   void beat();
-  const timer = setInterval(beat, intervalMs);
+  const timer = setInterval(() => void beat(), intervalMs);
   timer.unref();
   return {
     async stop() {

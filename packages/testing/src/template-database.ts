@@ -1,5 +1,5 @@
 import { quoteIdentifier, withDatabaseName } from '@weft/devstack';
-import { applyMigrations } from '@weft/db/src/migrations';
+import { applyMigrations } from '@weft/db';
 import { dropDatabase, withAdminClient } from './test-resources';
 
 /**

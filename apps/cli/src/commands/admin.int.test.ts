@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '@weft/gateway/src/testing/test-gateway';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '@weft/gateway';
 import { runCli } from '../cli';
 
 // `weft admin ...` against a real gateway listening on an ephemeral port.

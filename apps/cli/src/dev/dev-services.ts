@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { applyMigrations } from '@weft/db/src/migrations';
+import { applyMigrations } from '@weft/db';
 import {
   ensureBucket,
   ensureDatabase,
