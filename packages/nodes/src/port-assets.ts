@@ -24,7 +24,3 @@ export function infoAt(ctx: NodeContext, port: string, assetId: string): Promise
 export function readAt(ctx: NodeContext, port: string, assetId: string): Promise<StoredAsset> {
   return at(ctx, port, assetId, () => ctx.assets.read(assetId, ctx.signal));
 }
-
-export function urlAt(ctx: NodeContext, port: string, assetId: string): Promise<{ info: AssetInfo; url: string }> {
-  return at(ctx, port, assetId, () => ctx.assets.url(assetId, ctx.signal));
-}

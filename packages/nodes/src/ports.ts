@@ -1,6 +1,6 @@
 import type { DataType } from '@weft/contracts';
 import { z } from 'zod';
-import { ANY_KIND, type PortSpec } from './definition';
+import type { PortSpec } from './definition';
 
 // The port shapes node types share, so a definition reads as a list of its ports.
 
@@ -26,8 +26,6 @@ export const mediaPort = (description: string, required = true): PortSpec =>
   port(['audio', 'videos'], description, required, false);
 export const dataPort = (description: string, required = true): PortSpec =>
   port(['data', 'text'], description, required, false);
-export const anyPort = (description: string, required = true, many = false): PortSpec =>
-  port(ANY_KIND, description, required, many);
 
 /** Params every provider-served type takes (docs/providers.md#routes): route choice and provider-specific extras. */
 export const providerParams = {

@@ -44,27 +44,3 @@ export function assetIds(ctx: NodeContext, value: NodeValue): string[] {
   }
   return value.value as string[];
 }
-
-export function stringParam(ctx: NodeContext, name: string, fallback: string): string {
-  const v = ctx.params[name];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'string')
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.${name} must be a string`);
-  return v;
-}
-
-export function intParam(
-  ctx: NodeContext,
-  name: string,
-  fallback: number,
-  min = 0,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const v = ctx.params[name];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new NodeFailure('invalid_input', `Node '${ctx.nodeId}': params.${name} must be an integer ${range}`);
-  }
-  return v;
-}

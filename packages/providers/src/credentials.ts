@@ -25,10 +25,3 @@ export interface OrganizationCredentials {
   /** The routes the organization chose over NODE_ROUTES (PUT /node-routes/{type}), by type. */
   chosenRoutes(organizationId: string): Promise<ReadonlyMap<string, RouteEntry>>;
 }
-
-/** What `origin` a credential failure should point the operator or the organization to. */
-export function credentialHint(credential: ProviderCredential): string {
-  return credential.origin.kind === 'deployment'
-    ? `check ${credential.origin.setting}`
-    : `check the organization's credential ${credential.origin.id} (POST /credentials)`;
-}

@@ -37,6 +37,7 @@ function samplerFor(name: TracesSampler, ratio: number): Sampler {
   }
 }
 
+/** @public required on demand by startTracing, through a cast that knip does not follow. */
 export function startSdk(settings: TracingSettings): Tracing {
   const Exporter = settings.protocol === 'http/json' ? OtlpJsonExporter : OtlpProtobufExporter;
   const sdk = new NodeSDK({

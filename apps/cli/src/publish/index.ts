@@ -1,3 +1,2 @@
-export { publishFile, publishDefinition, type PublishReport, type PublishOptions } from './publish';
-export { readCatalogFile, parseCatalogFile, CatalogFileSchema, type CatalogFile } from './catalog-file';
+export { publishFile } from './publish';
 export { registerPublishCommand } from './command';

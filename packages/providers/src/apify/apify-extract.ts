@@ -40,7 +40,7 @@ const DOWNLOADS_AT_ONCE = 4;
 const ABORT_WAIT_MS = 5000;
 
 /** Field that lists, in an item's `raw`, the media that could not be stored, and why. */
-export const SKIPPED_MEDIA = '_weft_skipped_media';
+const SKIPPED_MEDIA = '_weft_skipped_media';
 
 /** Runs `work` over `tasks`, `width` at a time, keeping the order of the results. */
 async function pooled<T, R>(tasks: T[], width: number, work: (task: T) => Promise<R>): Promise<R[]> {
