@@ -1,6 +1,6 @@
 // `npm run deadcode`: files, exports and dependencies that nothing uses.
 // knip finds most entry points itself: package.json's main, bin and scripts
-// (tsx bench/..., tsx infra/validate/...), jest.config.js and its test
+// (tsx bench/..., tsx infra/validate/...), the jest configs and their test
 // files, eslint.config.js. Test files being entries, what only tests use counts
 // as used. Listed here: the entry points it cannot find.
 
@@ -23,6 +23,7 @@ module.exports = {
       // healthcheck.js is the images' HEALTHCHECK command.
       entry: ['scripts/*.{ts,js}', 'infra/docker/healthcheck.js'],
       project: ['*.{js,ts}', 'scripts/**', 'infra/**/*.{ts,js}', 'prisma/*.prisma'],
+      jest: { config: ['jest.config.js', 'jest.unit.config.js', 'jest.integration.config.js'] },
     },
     'apps/*': {
       // Started by the dev launcher, the images and the tests' process helpers.
