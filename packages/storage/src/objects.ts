@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { requestStore, STORE_IDLE_TIMEOUT_MS, storageHttpError } from './plain-http';
+import { storageHttpError } from './plain-http';
 import { createUrlSigner, type UrlSigner } from './presign';
 import type { Storage } from './s3-storage';
 
@@ -18,43 +18,16 @@ export interface ObjectStream {
  * HTTP Range syntax S3 takes as is). Errors look like the SDK's (name and
  * `$metadata.httpStatusCode`), so errors.ts tells them apart the same way.
  *
- * A plain GET of a presigned URL rather than the SDK's GetObjectCommand,
- * read by object-reader.ts: the body's chunks are the connection's own, not
- * copies made by Node's http client (ADR 0017). A store that frames the body
- * otherwise is read again through the http client (plain-http.ts). Signing
- * is one HMAC chain, remembered per key for a while (createUrlSigner).
+ * A plain GET of a presigned URL through the storage's object reader rather
+ * than the SDK's GetObjectCommand, whose middleware stack costs more CPU per
+ * read than a small object's bytes. Signing is one HMAC chain, remembered per
+ * key for a while (createUrlSigner).
  */
 export async function openObject(storage: Storage, key: string, range?: string): Promise<ObjectStream> {
   const url = new URL(await readSignerOf(storage).urlFor(key));
-  const headers: Record<string, string> = range ? { Range: range } : {};
-  const what = `S3 read of ${key}`;
-  const res = await storage.reader.get(url, headers, what);
-  if (!res) return openThroughHttpClient(storage, url, headers, what);
+  const res = await storage.reader.get(url, range ? { Range: range } : {}, `S3 read of ${key}`);
   if (res.status !== 200 && res.status !== 206) throw await storageHttpError(res.status, res.body);
   return objectStream(res.body, res.headers);
-}
-
-function openThroughHttpClient(
-  storage: Storage,
-  url: URL,
-  headers: Record<string, string>,
-  what: string,
-): Promise<ObjectStream> {
-  return new Promise<ObjectStream>((resolve, reject) => {
-    const req = requestStore(storage, url, { method: 'GET', headers }, what);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      if (status !== 200 && status !== 206) {
-        storageHttpError(status, res).then(reject, reject);
-        return;
-      }
-      // As in object-reader.ts: time the body waits for its reader is not the store's.
-      res.on('pause', () => req.setTimeout(0)).on('resume', () => req.setTimeout(STORE_IDLE_TIMEOUT_MS));
-      resolve(objectStream(res, res.headers as Record<string, string | undefined>));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 function objectStream(body: Readable, headers: Record<string, string | undefined>): ObjectStream {

@@ -3,10 +3,11 @@ import https from 'node:https';
 import type { Storage } from './s3-storage';
 
 // Requests to the store that go as plain HTTP to a presigned URL instead of
-// through the SDK (object reads, single-request writes): the SDK runs its
-// whole middleware stack for every call, which on a small file costs more CPU
-// than moving its bytes (bench:assets). What they share: the keep-alive
-// agents, the idle timeout, and errors shaped like the SDK's.
+// through the SDK (single-request writes here, reads in object-reader.ts):
+// the SDK runs its whole middleware stack for every call, which on a small
+// file costs more CPU than moving its bytes (bench:assets). Here: the
+// writes' keep-alive agents, the idle timeout reads and writes share, and
+// errors shaped like the SDK's.
 
 /** Idle for this long (no answer, or a body that stopped flowing): the store is unavailable. */
 export const STORE_IDLE_TIMEOUT_MS = 30_000;

@@ -26,7 +26,7 @@ export interface Storage {
   config: StorageConfig;
   /** Keep-alive agents of the plain requests to presigned URLs (plain-http.ts), for http: and https: endpoints. */
   agents: { http: http.Agent; https: https.Agent };
-  /** Object reads (openObject), on connections of their own (object-reader.ts). */
+  /** Object reads (openObject), on undici's connections (object-reader.ts). */
   reader: ObjectReader;
   /** Resolves when the bucket answers; used by readiness probes. */
   ping(): Promise<void>;
