@@ -22,3 +22,13 @@ export type { InstantScope } from './execute-node/instant-chain';
 export type { RunSnapshot } from './store/run-snapshots';
 export { uuidv7, derivedUuid } from './store/ids';
 export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './store/readable';
+export { adjustCredits } from './store/credits';
+export {
+  countRuns,
+  readRunRow,
+  runsPage,
+  type RunCounts,
+  type RunReadRow,
+  type RunsPageInput,
+  type RunSummaryRow,
+} from './store/run-reads';

@@ -1,3 +1,4 @@
+import { adjustCredits } from '@weft/engine';
 import {
   AdjustCreditsBody,
   ApiKeyCreatedSchema,
@@ -9,7 +10,6 @@ import {
   IdParam,
   z,
 } from '@weft/contracts';
-import { adjustCredits } from '../../admin/credits';
 import { createOrganization } from '../../admin/organizations';
 import { createApiKey, revokeApiKey } from '../../auth/api-keys';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
