@@ -9,7 +9,7 @@ import { runInvariantViolations } from '../testing/invariants';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 
 // A node completion commits in one statement, on the condition that the run is
-// still at the version its rows were read at (packages/engine/src/commit-transition.ts).
+// still at the version its rows were read at (packages/engine/src/store/commit-transition.ts).
 // These tests make that condition fail on purpose: a sibling branch, a cancel
 // or a redelivery lands between a node's read and its commit.
 

@@ -24,7 +24,7 @@ const PROBE = `
 
 const APPS = {
   gateway: ['./apps/gateway/src/tracing', './apps/gateway/src/compose', './apps/gateway/src/app'],
-  worker: ['./apps/worker/src/tracing', '@weft/engine', './apps/worker/src/assets/asset-worker'],
+  worker: ['./apps/worker/src/tracing', '@weft/engine', './apps/worker/src/compose'],
 };
 
 async function probe(modules: string[], env: Record<string, string>) {

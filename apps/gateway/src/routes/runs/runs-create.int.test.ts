@@ -164,7 +164,7 @@ describe('idempotency', () => {
   });
 });
 
-describe('creates of one organization written together (engine/src/create-batches.ts)', () => {
+describe('creates of one organization written together (engine/src/start-run/create-batches.ts)', () => {
   const createAll = (bodies: object[]) => Promise.all(bodies.map((body) => post(body)));
 
   test('many at once: written together, each its own run with its own inputs', async () => {
