@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
  *
  * Called from the first module main.ts loads. Node keeps V8's flags writable
  * after start-up (it passes --no-freeze-flags-after-init) and V8 reads this
- * one whenever it sets a new limit; gc-tuning.test.ts checks both in a real
+ * one whenever it sets a new limit; gc-tuning.int.test.ts checks both in a real
  * process.
  */
 export function applyGcTuning(heapGrowingPercent: number): void {
