@@ -28,6 +28,7 @@ export {
   readRunRow,
   runsPage,
   type RunCounts,
+  type RunKindName,
   type RunReadRow,
   type RunsPageInput,
   type RunSummaryRow,

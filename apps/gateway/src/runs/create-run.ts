@@ -1,6 +1,7 @@
+import type { RunKindName } from '@weft/engine';
 import { checkRunInputs } from './check-run-inputs';
 import { getRun } from './get-run';
-import type { CreateBodyOf, RunDeps, RunKind, RunKindName, RunOf } from './run-kind';
+import type { CreateBodyOf, RunDeps, RunKind, RunOf } from './run-kind';
 import { startedRun } from './started-run';
 
 /**

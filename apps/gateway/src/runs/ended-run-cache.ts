@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { RunKindName } from './run-kind';
+import type { RunKindName } from '@weft/engine';
 import { RUN } from '@weft/dag';
 
 /**

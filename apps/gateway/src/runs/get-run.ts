@@ -1,7 +1,8 @@
+import type { RunKindName } from '@weft/engine';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import type { EndedRunCache } from './ended-run-cache';
-import type { RunKind, RunKindName, RunOf } from './run-kind';
+import type { RunKind, RunOf } from './run-kind';
 import { runRecord, type SharedRunFields } from './run-record';
 import { RUN } from '@weft/dag';
 import { readRunRow, type RunReadRow } from '@weft/engine';

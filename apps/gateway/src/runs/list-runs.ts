@@ -1,6 +1,7 @@
+import type { RunKindName } from '@weft/engine';
 import type { Db, Page } from '@weft/db';
 import { runsPage, type RunsPageInput } from '@weft/engine';
-import type { RunKind, RunKindName, SummaryOf } from './run-kind';
+import type { RunKind, SummaryOf } from './run-kind';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,10 +1,9 @@
 import type { AppRun, AppRunSummary, CreateAppRunBody, CreateRunBody, Run, RunSummary, z } from '@weft/contracts';
+import type { RunKindName } from '@weft/engine';
 import type { ValidationIssue } from '@weft/errors';
 import type { GatewayDeps } from '../deps';
 import type { ResponseSpec } from '../http/define-route';
 import type { InputSpec } from './input-specs';
-
-export type RunKindName = 'agent' | 'app';
 
 /** What a create request of each kind carries, and what its records and list entries are. */
 interface KindShapes {

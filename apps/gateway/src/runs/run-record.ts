@@ -1,5 +1,6 @@
+import type { RunKindName } from '@weft/engine';
 import type { Run } from '@weft/contracts';
-import type { RunKind, RunKindName, RunOf } from './run-kind';
+import type { RunKind, RunOf } from './run-kind';
 
 /** The fields of a run record both kinds show, in the order records show them. */
 export type SharedRunFields = Omit<Run, 'id' | 'agent_id' | 'agent_version'>;

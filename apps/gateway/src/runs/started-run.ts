@@ -1,6 +1,7 @@
+import type { RunKindName } from '@weft/engine';
 import type { RunInput } from '@weft/contracts';
 import type { StartedRun } from '@weft/engine';
-import type { RunKind, RunKindName, RunOf } from './run-kind';
+import type { RunKind, RunOf } from './run-kind';
 import { runRecord } from './run-record';
 import { RUN } from '@weft/dag';
 

@@ -1,9 +1,10 @@
+import type { RunKindName } from '@weft/engine';
 import { ErrorBody, IdParam, ListRunsQuery, z } from '@weft/contracts';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 import { createRun } from '../../runs/create-run';
 import { getRun } from '../../runs/get-run';
 import { listRuns } from '../../runs/list-runs';
-import type { RunKind, RunKindName } from '../../runs/run-kind';
+import type { RunKind } from '../../runs/run-kind';
 
 /** List, create, get and cancel runs of `kind`, under its path. */
 export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
