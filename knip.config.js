@@ -13,7 +13,7 @@ module.exports = {
     '.': {
       // healthcheck.js is the images' HEALTHCHECK command.
       entry: ['scripts/*.{ts,js}', 'infra/docker/healthcheck.js'],
-      project: ['*.{js,ts}', 'scripts/**', 'infra/**/*.{ts,js}', 'prisma/*.prisma'],
+      project: ['*.{js,ts}', 'scripts/**', 'infra/**/*.{ts,js}', 'clients/**/*.ts', 'prisma/*.prisma'],
       jest: { config: ['jest.config.js', 'jest.unit.config.js', 'jest.integration.config.js'] },
     },
     'apps/*': {
