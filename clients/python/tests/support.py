@@ -56,15 +56,22 @@ class Exchange:
         self._handler.wfile.write(data)
 
     def start_stream(self) -> None:
-        """Headers of an event stream; the connection closes when the handler returns."""
+        """Headers of an event stream, sent chunked as the gateway sends it; the connection
+        closes when the handler returns, cut short unless end_stream() was called."""
         self._handler.close_connection = True
         self._handler.send_response(200)
         self._handler.send_header("Content-Type", "text/event-stream")
         self._handler.send_header("Cache-Control", "no-cache")
+        self._handler.send_header("Transfer-Encoding", "chunked")
         self._handler.end_headers()
 
     def write(self, text: str) -> None:
-        self._handler.wfile.write(text.encode("utf-8"))
+        data = text.encode("utf-8")
+        self._handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self._handler.wfile.flush()
+
+    def end_stream(self) -> None:
+        self._handler.wfile.write(b"0\r\n\r\n")
         self._handler.wfile.flush()
 
     def event(self, name: str, event_id: str, data: Any) -> None:

@@ -64,6 +64,7 @@ class FollowTest(unittest.TestCase):
                 x.write(": keep-alive\n\n")
                 x.event("run", "3", run_record(progress=0.9))
                 x.event("end", "4", DONE)
+                x.end_stream()
             elif r.method == "POST" and r.path == "/runs/%s/reviews/%s" % (RUN_ID, REVIEW_ID):
                 x.send_json(204, None)
                 decided.set()
@@ -98,6 +99,7 @@ class FollowTest(unittest.TestCase):
             x.event("run", "a", run_record())
             x.event("end", "b", DONE)
             x.write("event: run\nid: c\ndata: {}\n\n")  # after the end: never read
+            x.end_stream()
 
         server, client = self.serve(handle)
         self.assertEqual([(e.type, e.id) for e in client.app_runs.events(RUN_ID)], [("run", "a"), ("end", "b")])
