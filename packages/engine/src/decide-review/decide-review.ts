@@ -68,7 +68,7 @@ async function approve(
   if (!node?.output) throw new ConflictError('Review is not pending');
   const value = await approvedOutput(client, run.organization_id, review.proposed_output, node.output, output);
   await approveReview(client, reviewId, output);
-  await completeReviewedNode(client, run.id, review.node_id, value);
+  await completeReviewedNode(client, run, review.node_id, value);
   node.status = NODE.completed;
   node.output = value;
   return commitDecision(core, client, run, nodes);
@@ -98,7 +98,7 @@ async function retry(
   // Every node re-run moves to its next attempt (a new job id), as does the review node,
   // which then waits for them and proposes anew. The sources start at once (their own
   // upstream nodes keep their outputs); the nodes between wait for theirs.
-  await rerunNodes(client, run.id, [review.node_id, ...between, ...skipped], sources);
+  await rerunNodes(client, run, [review.node_id, ...between, ...skipped], sources);
   const nodes = await loadNodes(client, run.id);
   const dispatched = nodes
     .filter((n) => sources.includes(n.node_id))

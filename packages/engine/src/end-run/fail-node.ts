@@ -26,7 +26,7 @@ export async function failNode(
   const ended = await withTransaction(core.db.pool, async (client) => {
     const run = (locked = await lockRun(client, job.runId));
     if (!run || run.status !== RUN.inProgress) throw new Rollback('run ended');
-    if (!(await failNodeAttempt(client, job, failure.message))) throw new Rollback('node already settled');
+    if (!(await failNodeAttempt(client, run, job, failure.message))) throw new Rollback('node already settled');
     const nodes: NodeRow[] = await loadNodes(client, run.id);
     await endRun(client, run, nodes, { status: RUN.failed, reason: failure.reason, error: failure.message }, uuidv7);
     return nodes.filter((n) => n.status === NODE.running);

@@ -199,17 +199,20 @@ const runPart = (one: boolean): Part => ({
        AND (u.own_node IS NULL OR EXISTS (
              SELECT 1 FROM node_executions n
               WHERE n.run_id = u.id AND n.node_id = u.own_node AND n.status = '${NODE.running}' AND n.attempt = u.own_attempt))
-    RETURNING runs.id
+    RETURNING runs.id, runs.version
   )`,
 });
 const ONE_RUN_PART = runPart(true);
 const RUNS_PART = runPart(false);
+// Every node row a part changes records the version `r` moved the run to (run_version): a run's
+// event stream sends the rows changed after the version it has sent.
 // The first node settled of a run is the executed job's (`running`); the instant nodes after it were `pending`.
 const SETTLE_PART: Part = {
   key: 's',
   sql: `settled AS (
     UPDATE node_executions n SET status = s.status, output = s.output, cost = n.cost + s.cost,
-           started_at = s.started_at, completed_at = CASE WHEN s.status = '${NODE.completed}' THEN s.completed_at END
+           started_at = s.started_at, completed_at = CASE WHEN s.status = '${NODE.completed}' THEN s.completed_at END,
+           run_version = r.version
       FROM r JOIN unnest($sRuns::uuid[], $sNodes::text[], $sAttempts::int[], $sStatuses::"NodeStatus"[],
                          $sOutputs::jsonb[], $sCosts::int[], $sStartedAts::timestamptz[], $sCompletedAts::timestamptz[],
                          $sFirst::boolean[])
@@ -221,7 +224,7 @@ const SETTLE_PART: Part = {
 const DISPATCH_PART: Part = {
   key: 'd',
   sql: `dispatched AS (
-    UPDATE node_executions n SET status = '${NODE.running}', started_at = now()
+    UPDATE node_executions n SET status = '${NODE.running}', started_at = now(), run_version = r.version
       FROM r JOIN unnest($dRuns::uuid[], $dNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
      WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = '${NODE.pending}'
   )`,
@@ -229,7 +232,7 @@ const DISPATCH_PART: Part = {
 const SKIP_PART: Part = {
   key: 'k',
   sql: `skipped AS (
-    UPDATE node_executions n SET status = '${NODE.skipped}', completed_at = now()
+    UPDATE node_executions n SET status = '${NODE.skipped}', completed_at = now(), run_version = r.version
       FROM r JOIN unnest($kRuns::uuid[], $kNodes::text[]) AS k(run_id, node_id) ON k.run_id = r.id
      WHERE n.run_id = k.run_id AND n.node_id = k.node_id AND n.status = '${NODE.pending}'
   )`,

@@ -1,21 +1,27 @@
 import type { NodeValue } from '@weft/nodes';
 import type { Pool, PoolClient } from 'pg';
 import { NODE, RUN } from '@weft/dag';
+import type { RunRow } from './run-rows';
 
 // Statements on node rows outside a commit (commit-transition.ts): a review's
-// decision, a failure, and what the reconciler looks for.
+// decision, a failure, and what the reconciler looks for. Each runs under the
+// run's lock (lockRun), and the rows it changes record the version the lock
+// moved the run to (run_version).
+
+/** The locked run: its id, and the version lockRun moved it to. */
+type LockedRun = Pick<RunRow, 'id' | 'version'>;
 
 /** The approved node completes with the reviewer's output. */
 export async function completeReviewedNode(
   client: PoolClient,
-  runId: string,
+  run: LockedRun,
   nodeId: string,
   output: NodeValue,
 ): Promise<void> {
   await client.query(
-    `UPDATE node_executions SET status = '${NODE.completed}', output = $3, completed_at = now()
+    `UPDATE node_executions SET status = '${NODE.completed}', output = $3, completed_at = now(), run_version = $4
       WHERE run_id = $1 AND node_id = $2 AND status = '${NODE.waitingReview}'`,
-    [runId, nodeId, JSON.stringify(output)],
+    [run.id, nodeId, JSON.stringify(output), run.version],
   );
 }
 
@@ -26,35 +32,36 @@ export async function completeReviewedNode(
  */
 export async function rerunNodes(
   client: PoolClient,
-  runId: string,
+  run: LockedRun,
   waiting: string[],
   dispatched: string[],
 ): Promise<void> {
   await client.query(
     `UPDATE node_executions SET status = '${NODE.pending}', attempt = attempt + 1, output = NULL,
-            started_at = NULL, completed_at = NULL
+            started_at = NULL, completed_at = NULL, run_version = $3
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [runId, waiting],
+    [run.id, waiting, run.version],
   );
   await client.query(
     `UPDATE node_executions SET status = '${NODE.running}', attempt = attempt + 1, output = NULL,
-            started_at = now(), completed_at = NULL
+            started_at = now(), completed_at = NULL, run_version = $3
       WHERE run_id = $1 AND node_id = ANY($2::text[])`,
-    [runId, dispatched],
+    [run.id, dispatched, run.version],
   );
 }
 
 /** Marks the node failed if this attempt still holds it (dispatched); false when it no longer does. */
 export async function failNodeAttempt(
   client: PoolClient,
-  node: { runId: string; nodeId: string; attempt: number },
+  run: LockedRun,
+  node: { nodeId: string; attempt: number },
   error: string,
 ): Promise<boolean> {
   const updated = await client.query({
-    name: 'engine_fail_node_v1',
-    text: `UPDATE node_executions SET status = '${NODE.failed}', error = $4, completed_at = now()
+    name: 'engine_fail_node_v2',
+    text: `UPDATE node_executions SET status = '${NODE.failed}', error = $4, completed_at = now(), run_version = $5
             WHERE run_id = $1 AND node_id = $2 AND status = '${NODE.running}' AND attempt = $3`,
-    values: [node.runId, node.nodeId, node.attempt, error],
+    values: [run.id, node.nodeId, node.attempt, error, run.version],
   });
   return updated.rowCount !== 0;
 }

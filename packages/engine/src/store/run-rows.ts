@@ -50,7 +50,9 @@ export interface NodeRow {
 const RUN_COLUMNS = 'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, version';
 
 /**
- * Locks the run row for the rest of the transaction. Every transition of a
+ * Locks the run row for the rest of the transaction, and returns it at the
+ * version it moved to: the version the node rows it then changes record
+ * (node_executions.run_version). Every transition of a
  * run under a lock (review decision, cancel, failure) takes this lock first,
  * so they serialise per run: a cancel cannot interleave with a decision.
  * Always taken before any node row, so there is no lock-order deadlock.
@@ -179,10 +181,10 @@ export async function endRun(
     values: [run.id, end.status, end.reason, end.error, cost],
   });
   await client.query({
-    name: 'engine_cancel_open_nodes_v1',
-    text: `UPDATE node_executions SET status = '${NODE.canceled}', completed_at = now()
+    name: 'engine_cancel_open_nodes_v2',
+    text: `UPDATE node_executions SET status = '${NODE.canceled}', completed_at = now(), run_version = $2
             WHERE run_id = $1 AND status IN ('${NODE.pending}', '${NODE.running}', '${NODE.waitingReview}')`,
-    values: [run.id],
+    values: [run.id, run.version],
   });
   await client.query({
     name: 'engine_cancel_open_reviews_v1',
