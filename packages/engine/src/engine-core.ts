@@ -4,6 +4,7 @@ import type { AssetJobProducer } from '@weft/queue';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Logger } from 'pino';
 import type { CancelBus, InFlight } from './dispatch/cancel-bus';
+import type { RunChanges } from './dispatch/run-changes';
 import type { TransitionWrite } from './store/commit-transition';
 import type { Dispatcher } from './dispatch/dispatcher';
 import type { EngineHooks } from './engine-hooks';
@@ -28,6 +29,8 @@ export interface EngineCore {
   commits: GroupedCalls<TransitionWrite, boolean>;
   dispatcher: Dispatcher;
   cancelBus: CancelBus;
+  /** Told of every commit that changed runs, after it (the gateways' event streams). */
+  changes: RunChanges;
   inFlight: InFlight;
   logger: Logger;
   outboundAllowList: readonly string[];

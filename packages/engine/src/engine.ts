@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { CancelBus, InFlight } from './dispatch/cancel-bus';
+import { RunChanges } from './dispatch/run-changes';
 import { cancelRun } from './end-run/cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review/decide-review';
 import { Dispatcher, type RunQueues } from './dispatch/dispatcher';
@@ -24,7 +25,7 @@ import { RUN } from '@weft/dag';
 export interface EngineOptions {
   db: Db;
   queues: RunQueues;
-  /** Any connection that may PUBLISH (cancellations). */
+  /** Any connection that may PUBLISH (cancellations, run changes). */
   publisher: Redis;
   redisPrefix: string;
   logger: Logger;
@@ -80,18 +81,24 @@ export function createEngine(options: EngineOptions): Engine {
   // a group's are planned for their actual ids and the table as it is now (ADR 0014).
   const poolFor = (n: number) => (n === 1 ? pool : customPlanPool);
   let urls: UrlSigner | undefined;
+  const changes = new RunChanges(options.publisher, options.redisPrefix);
   const core: EngineCore = {
     db: options.db,
     versions: new VersionCache(pool),
     reads: new GroupedCalls({ call: (ids) => readRuns(poolFor(ids.length), ids), max: GROUP_MAX, retryApart }),
     commits: new GroupedCalls({
-      call: (writes) => commitTransitions(poolFor(writes.length), writes),
+      call: async (writes) => {
+        const applied = await commitTransitions(poolFor(writes.length), writes);
+        changes.announce(writes.filter((_, i) => applied[i]).map((w) => w.run));
+        return applied;
+      },
       max: GROUP_MAX,
       key: (w) => w.run.id,
       retryApart,
     }),
     dispatcher: new Dispatcher(options.queues, options.logger),
     cancelBus: new CancelBus(options.publisher, options.redisPrefix),
+    changes,
     inFlight: new InFlight(),
     logger: options.logger,
     outboundAllowList: options.outboundAllowList ?? [],
@@ -125,6 +132,8 @@ export function createEngine(options: EngineOptions): Engine {
           ? await creates.create(prepared)
           : await startEmptyRun(core.db.pool, core.versions, prepared);
       reportStarted(core, input, started);
+      // No change to announce: a run has no event stream before its creation is answered
+      // (one opened earlier found no run, 404), and a stream reads the run when it opens.
       options.afterCreateCommit?.(started.id);
       await core.dispatcher.dispatch(input.organizationId, started.id, started.dispatch);
       return started;

@@ -12,6 +12,7 @@ export { notify, type EngineHooks, type NodeJobFact, type RunEndedFact, type Run
 export { createRunQueues, type RunQueues } from './dispatch/dispatcher';
 export { OrgSlots, type OrgSlotsSettings } from './dispatch/org-slots';
 export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
+export { listenForRunChanges, type RunChange } from './dispatch/run-changes';
 export { TransientError } from './transient';
 export type { StartRunInput, StartedRun } from './start-run/start-run';
 export type { ReviewDecisionInput } from './decide-review/decide-review';

@@ -69,3 +69,8 @@ export const EXECUTE_NODE_JOB_OPTIONS: JobsOptions = {
 export function cancelChannel(prefix: string): string {
   return `${prefix}:runs:cancel`;
 }
+
+/** The Redis channel on which the processes that change runs tell the gateways' event streams. */
+export function runChangesChannel(prefix: string): string {
+  return `${prefix}:runs:changes`;
+}

@@ -52,6 +52,7 @@ export async function decideReview(
       : retry(core, client, run, reviewId, review);
   });
   reportRunEnded(core, locked);
+  if (locked) core.changes.announce([locked]);
   await core.dispatcher.dispatch(orgId, runId, dispatch);
 }
 

@@ -25,6 +25,7 @@ export async function cancelRun(core: EngineCore, orgId: string, runId: string, 
     return nodes.filter((n) => n.status === NODE.running);
   });
   reportRunEnded(core, locked);
+  if (locked) core.changes.announce([locked]);
   await core.cancelBus.announce(runId);
   await core.dispatcher.drop(
     orgId,

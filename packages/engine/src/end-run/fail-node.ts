@@ -35,6 +35,7 @@ export async function failNode(
     throw err;
   });
   reportRunEnded(core, locked);
+  if (ended && locked) core.changes.announce([locked]);
   if (!options.spanMarked) markNodeFailed(failure.reason, failure.message);
   // One line per node failure (provider errors, timeouts, bad input); its run and
   // node come from the log context of the job being processed.
