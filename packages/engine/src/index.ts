@@ -26,8 +26,12 @@ export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './s
 export { adjustCredits } from './store/credits';
 export {
   countRuns,
+  readRunChanges,
   readRunRow,
   runsPage,
+  runVersions,
+  type NodeChangeRow,
+  type RunChangesRow,
   type RunCounts,
   type RunKindName,
   type RunReadRow,

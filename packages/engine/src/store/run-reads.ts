@@ -4,8 +4,9 @@ import { pageOfRows, SqlValues, type Page, type PageStatement } from '@weft/db';
 import type { Pool } from 'pg';
 
 // The reads of runs the API serves: one run with its pending reviews (the
-// hottest read of the service: clients poll it), a page of an organization's
-// runs, and the counts behind the cluster gauges. Named statements through the
+// hottest read of the service: clients poll it), the same with the node rows
+// changed since a version (event streams), a page of an organization's runs,
+// and the counts behind the cluster gauges. Named statements through the
 // pg pool Prisma shares: a Prisma query costs about four times the CPU.
 
 export type RunKindName = 'agent' | 'app';
@@ -32,18 +33,17 @@ export interface RunReadRow {
 }
 
 // Pending reviews are folded in, and only when the run waits for one.
-const READ_RUN = {
-  name: 'runs_get_run_v1',
-  text: `SELECT r.id, r.agent_id, r.app_id, r.external_id, r.status, r.progress, r.current_node, r.created_at,
+const RECORD_COLUMNS = `r.id, r.agent_id, r.app_id, r.external_id, r.status, r.progress, r.current_node, r.created_at,
                 r.started_at, r.completed_at, r.inputs, r.results, r.cost, r.error, r.failure_reason,
                 r.awaiting_human_review, v.version,
                 CASE WHEN r.awaiting_human_review THEN (
                   SELECT json_agg(json_build_object('id', rv.id, 'node_id', rv.node_id,
                                                     'proposed_output', rv.proposed_output) ORDER BY rv.created_at, rv.id)
-                    FROM reviews rv WHERE rv.run_id = r.id AND rv.status = '${REVIEW.pending}') END AS pending_reviews
-           FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id
-          WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`,
-};
+                    FROM reviews rv WHERE rv.run_id = r.id AND rv.status = '${REVIEW.pending}') END AS pending_reviews`;
+const RECORD_FROM = `FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id
+          WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`;
+
+const READ_RUN = { name: 'runs_get_run_v1', text: `SELECT ${RECORD_COLUMNS}\n${RECORD_FROM}` };
 
 /** A run of `kind` of `orgId`; undefined for runs of other organizations and of the other kind. */
 export async function readRunRow(
@@ -54,6 +54,64 @@ export async function readRunRow(
 ): Promise<RunReadRow | undefined> {
   const { rows } = await pool.query<RunReadRow>({ ...READ_RUN, values: [runId, orgId, kind] });
   return rows[0];
+}
+
+/** A node row as a run's event stream reports it. */
+export interface NodeChangeRow {
+  node_id: string;
+  type: string;
+  status: string;
+  /** As json_build_object writes a timestamptz (ISO 8601 with an offset). */
+  started_at: string | null;
+  completed_at: string | null;
+  cost: number;
+  error: string | null;
+  /** The run version at the row's last change (node_executions.run_version). */
+  run_version: number;
+}
+
+export interface RunChangesRow extends RunReadRow {
+  /** runs.version: the version of the run this record is. */
+  run_version: number;
+  agent_version_id: string;
+  /** The node rows changed at `sinceVersion` or later (none: null). */
+  nodes: NodeChangeRow[] | null;
+}
+
+const READ_RUN_CHANGES = {
+  name: 'runs_read_run_changes_v1',
+  text: `SELECT ${RECORD_COLUMNS}, r.version AS run_version, r.agent_version_id,
+                (SELECT json_agg(json_build_object('node_id', n.node_id, 'type', n.node_type, 'status', n.status,
+                                                   'started_at', n.started_at, 'completed_at', n.completed_at,
+                                                   'cost', n.cost, 'error', n.error, 'run_version', n.run_version))
+                   FROM node_executions n WHERE n.run_id = r.id AND n.run_version >= $4) AS nodes
+           ${RECORD_FROM}`,
+};
+
+/**
+ * What a run's event stream sends: the record readRunRow reads, the run's
+ * version, and its node rows changed at `sinceVersion` or later, all from one
+ * statement, so of one moment of the run. Undefined like readRunRow.
+ */
+export async function readRunChanges(
+  pool: Pool,
+  orgId: string,
+  runId: string,
+  kind: RunKindName,
+  sinceVersion: number,
+): Promise<RunChangesRow | undefined> {
+  const { rows } = await pool.query<RunChangesRow>({ ...READ_RUN_CHANGES, values: [runId, orgId, kind, sinceVersion] });
+  return rows[0];
+}
+
+/** The current versions of the runs among `runIds` that exist (one indexed read, whatever their number). */
+export async function runVersions(pool: Pool, runIds: string[]): Promise<Map<string, number>> {
+  const { rows } = await pool.query<{ id: string; version: number }>({
+    name: 'runs_versions_v1',
+    text: 'SELECT id, version FROM runs WHERE id = ANY($1::uuid[])',
+    values: [runIds],
+  });
+  return new Map(rows.map((row) => [row.id, row.version]));
 }
 
 export interface RunsPageInput {
