@@ -23,6 +23,8 @@ export interface ResponseSpec {
 export interface RouteRequest {
   params?: z.ZodObject;
   query?: z.ZodObject;
+  /** Request headers the route reads, by their usual spelling (`Last-Event-ID`); matched case-insensitively. */
+  headers?: z.ZodObject;
   body?: z.ZodType;
   /**
    * A multipart/form-data body, for the OpenAPI document only: the handler
@@ -38,6 +40,7 @@ export interface HandlerContext<R extends RouteRequest, A extends RouteAuth> {
   res: Response;
   params: Out<R['params']>;
   query: Out<R['query']>;
+  headers: Out<R['headers']>;
   body: Out<R['body']>;
   auth: A extends 'api' ? AuthContext : undefined;
   deps: GatewayDeps;

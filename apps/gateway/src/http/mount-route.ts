@@ -1,6 +1,7 @@
 import { AppError } from '@weft/errors';
 import { setHttpRoute } from '@weft/telemetry';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { AnyRoute } from './define-route';
 import { guardApiRequest } from './guard';
@@ -28,6 +29,13 @@ function notJson(req: Request): AppError {
   );
 }
 
+/** The headers `schema` names, as the request carries them (Node spells header names in lowercase). */
+function headersFor(schema: z.ZodObject, req: Request): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.shape)) out[name] = req.headers[name.toLowerCase()];
+  return out;
+}
+
 /** Turns a route declaration into an Express handler: guard, parse, validate, run, respond. */
 export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
   const bucket = route.rateLimit ?? 'default';
@@ -48,12 +56,13 @@ export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
         if (req.body === undefined && hasBody(req)) throw notJson(req);
       }
 
-      const { params, query, body } = route.request ?? {};
+      const { params, query, headers, body } = route.request ?? {};
       const result = await route.handler({
         req,
         res,
         params: params ? parsePart('path', params, req.params) : undefined,
         query: query ? parsePart('query', query, req.query) : undefined,
+        headers: headers ? parsePart('header', headers, headersFor(headers, req)) : undefined,
         body: body ? parsePart('body', body, req.body) : undefined,
         auth,
         deps,

@@ -3,7 +3,7 @@ import { findUnstorableText } from '@weft/contracts';
 import type { z } from 'zod';
 import { issueMessage } from './issue-message';
 
-export type Part = 'body' | 'query' | 'path';
+export type Part = 'body' | 'query' | 'path' | 'header';
 
 // Zod's issue codes rendered in the style of docs/api.md#error-bodies (FastAPI's
 // vocabulary), which is what clients of this interface already handle.

@@ -13,7 +13,8 @@ const error = (description: string): ResponseSpec => ({ description, schema: Err
 // Responses every route of a kind can give, so that declarations list only their own.
 function impliedResponses(route: AnyRoute): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
-  if (route.request?.params || route.request?.query || route.request?.body || route.request?.form) {
+  const { params, query, headers, body, form } = route.request ?? {};
+  if (params || query || headers || body || form) {
     out[422] = { description: 'Validation error', schema: ValidationErrorBody };
   }
   if (route.auth === 'api') {
@@ -35,6 +36,13 @@ const OrganizationHeader = z.object({
     description: 'Selects the active organization for multi-organization callers.',
   }),
 });
+
+/** The request headers a route reads: its own, and for api routes X-Organization-Id. */
+function requestHeaders(route: AnyRoute): z.ZodObject | undefined {
+  const own = route.request?.headers;
+  if (route.auth !== 'api') return own;
+  return own ? OrganizationHeader.extend(own.shape) : OrganizationHeader;
+}
 
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' as const } },
@@ -101,7 +109,7 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
           ? { body: { required: true, content: { 'multipart/form-data': { schema: route.request.form } } } }
           : {}),
         // zod-to-openapi takes headers as zod schemas, not as parameter objects.
-        ...(route.auth === 'api' ? { headers: OrganizationHeader } : {}),
+        ...(requestHeaders(route) ? { headers: requestHeaders(route) } : {}),
       } as RouteConfig['request'],
     };
     if (route.auth === 'api') config.security = [{ ApiKey: [] }, { BearerJWT: [] }];
