@@ -15,6 +15,7 @@ import { createAgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { EndedRunCache } from './runs/ended-run-cache';
+import { RunEventHub } from './runs/events/run-event-hub';
 import { createGatewayMetrics } from './metrics/gateway-metrics';
 
 export interface GatewayRuntime {
@@ -99,6 +100,18 @@ export function createGatewayRuntime(
     // Durability tests only: the process dies between a run's commit and its enqueue.
     ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
   });
+  // Subscribed connections can send nothing else: run changes get a connection of their own.
+  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber connection error'));
+  const runEvents = new RunEventHub({
+    pool: db.pool,
+    versions: engine.versions,
+    logger,
+    subscriber,
+    redisPrefix: config.REDIS_PREFIX,
+    keepAliveMs: config.EVENTS_KEEPALIVE_MS,
+  });
+  runEvents.start().catch((err: unknown) => logger.error({ err }, 'run events: cannot subscribe to run changes'));
   const credentials = credentialStoreFor(db.pool, config.CREDENTIALS_KEY);
   const deps: GatewayDeps = {
     config,
@@ -116,6 +129,7 @@ export function createGatewayRuntime(
     uploadMemory,
     engine,
     endedRuns: new EndedRunCache(config.ENDED_RUN_CACHE_SIZE),
+    runEvents,
     metrics,
     observedQueues: observed.queues,
     nodeRoutes: createNodeRoutes(config, {
@@ -128,6 +142,8 @@ export function createGatewayRuntime(
     deps,
     authenticator,
     async close() {
+      await runEvents.close();
+      subscriber.disconnect();
       await authenticator.close();
       await agents.close();
       await assetFiles.close();

@@ -45,6 +45,8 @@ export const GatewayEnv = z.object({
   CATALOG_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
   /** How long what a download needs of an asset is served from memory. Deletes are pushed to every instance through Redis; this bounds staleness only if that message is lost. 0 reads the row for every download. */
   ASSET_CACHE_TTL_MS: envInt(0, 3_600_000).default(60_000),
+  /** How often an idle run event stream (GET /runs/{id}/events) gets a keep-alive comment, and its run is checked against PostgreSQL in case a change message was lost. A stream whose client took nothing for two intervals is closed. */
+  EVENTS_KEEPALIVE_MS: envInt(100, 300_000).default(15_000),
   /** Ended runs kept in memory per instance for GET /runs/{id} (they never change again); 0 turns it off. */
   ENDED_RUN_CACHE_SIZE: envInt(0, 10_000_000).default(50_000),
   BODY_LIMIT_BYTES: envInt(1024, 100 * 1024 * 1024).default(1024 * 1024),

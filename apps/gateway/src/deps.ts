@@ -2,6 +2,7 @@ import type { AdmissionGate } from '@weft/admission';
 import type { CredentialStore } from '@weft/credentials';
 import type { Db } from '@weft/db';
 import type { EndedRunCache } from './runs/ended-run-cache';
+import type { RunEventHub } from './runs/events/run-event-hub';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Queue } from 'bullmq';
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   engine: Engine;
   /** Ended runs served from memory by GET /runs/{id} (they never change again). */
   endedRuns: EndedRunCache;
+  /** The runs' event streams open on this instance (GET /runs/{id}/events). */
+  runEvents: RunEventHub;
   /** Served at GET /metrics. */
   metrics: GatewayMetrics;
   /** The node and asset queues, read by the queue dashboard and the queue metrics. */

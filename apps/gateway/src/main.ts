@@ -36,11 +36,14 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     // Stop accepting connections, let in-flight requests finish, then close clients.
+    const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
     server.close();
-    server.closeIdleConnections();
     const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
     deadline.unref();
-    await new Promise<void>((resolve) => server.once('close', () => resolve()));
+    // Event streams last as long as their runs: they end now, and their clients reconnect to another instance.
+    await runtime.deps.runEvents.close();
+    server.closeIdleConnections();
+    await closed;
     await runtime.close();
     await tracing.shutdown();
     process.exit(0);

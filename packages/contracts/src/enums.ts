@@ -63,6 +63,16 @@ export const NODE_TYPES = [
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export const FLOW_RUN_STATUSES = ['in_progress', 'completed', 'failed', 'canceled'] as const;
+/** A node's statuses in a run, as its `node` events show them (docs/api.md#following-a-run-live). */
+export const NODE_STATUSES = [
+  'pending',
+  'running',
+  'waiting_review',
+  'completed',
+  'failed',
+  'canceled',
+  'skipped',
+] as const;
 export const FAILURE_REASONS = [
   'timeout',
   'content_policy',
@@ -109,6 +119,7 @@ export const REVIEW_DECISIONS = ['approve', 'retry'] as const;
 
 export const NodeTypeSchema = z.enum(NODE_TYPES).openapi('NodeType');
 export const FlowRunStatusSchema = z.enum(FLOW_RUN_STATUSES).openapi('FlowRunStatus');
+export const NodeStatusSchema = z.enum(NODE_STATUSES).openapi('NodeStatus');
 export const FailureReasonSchema = z.enum(FAILURE_REASONS).openapi('FailureReason');
 export const DataTypeSchema = z.enum(DATA_TYPES).openapi('DataType');
 export const AppInputTypeSchema = z.enum(APP_INPUT_TYPES).openapi('AppInputType');
@@ -131,6 +142,7 @@ export const INPUT_NODE_TYPES = [
 ] as const satisfies readonly NodeType[];
 
 export type FlowRunStatus = (typeof FLOW_RUN_STATUSES)[number];
+export type NodeStatusName = (typeof NODE_STATUSES)[number];
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 export type DataType = (typeof DATA_TYPES)[number];
 export type AppInputType = (typeof APP_INPUT_TYPES)[number];

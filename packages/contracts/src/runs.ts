@@ -1,6 +1,6 @@
 import { AppRunOnly, RunCommon, RunSummaryCommon } from './run-fields';
 import { cursorPage, ExternalId, IdParam, PaginationQuery } from './common';
-import { DataTypeSchema, FlowRunStatusSchema, ReviewDecisionSchema } from './enums';
+import { DataTypeSchema, FlowRunStatusSchema, NodeStatusSchema, NodeTypeSchema, ReviewDecisionSchema } from './enums';
 import { z } from './zod';
 
 // Runs of agents and apps, and review decisions: docs/api.md#runs and #reviews.
@@ -64,6 +64,25 @@ export const RunSchema = z
   })
   .openapi('Run');
 
+/** The data of a `node` event of a run's event stream (docs/api.md#following-a-run-live). */
+export const RunNodeEventSchema = z
+  .object({
+    node_id: z.string().openapi({ description: 'The node of the flow.' }),
+    type: NodeTypeSchema,
+    status: NodeStatusSchema.openapi({
+      description:
+        '`pending` (waiting for its upstream nodes), `running` (queued or executing), `waiting_review` (its ' +
+        'proposal waits for a review decision), `completed`, `skipped` (on a route not taken), `failed`, `canceled`.',
+    }),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    cost: z.number().int().openapi({ description: 'Credits the node has cost so far.' }),
+    error: z.string().nullable().openapi({ description: 'Why the node failed; null unless it did.' }),
+  })
+  .openapi('RunNodeEvent', {
+    description: "The data of a `node` event of a run's event stream (GET /runs/{run_id}/events): a node's state.",
+  });
+
 export const RunSummarySchema = z
   .object({
     id: z.uuid(),
@@ -122,4 +141,5 @@ export type PendingReview = z.infer<typeof PendingReviewSchema>;
 export type Run = z.infer<typeof RunSchema>;
 export type AppRun = z.infer<typeof AppRunSchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
+export type RunNodeEvent = z.infer<typeof RunNodeEventSchema>;
 export type AppRunSummary = z.infer<typeof AppRunSummarySchema>;

@@ -1,5 +1,5 @@
 import { UNMATCHED_ROUTE, type HttpMetrics } from '@weft/metrics';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 // weft_http_request_duration_seconds is labelled with the route template
 // (`/runs/:run_id`), never the URL, so the series stay bounded. Express leaves
@@ -7,8 +7,19 @@ import type { Request, RequestHandler } from 'express';
 // the queue dashboard) have none of ours and are labelled with their mount path.
 
 const ROUTE_LABEL = Symbol('weft.metrics.route');
+const STREAM_STARTED = Symbol('weft.metrics.streamStarted');
 
 type LabelledRequest = Request & { [ROUTE_LABEL]?: string };
+type StreamingResponse = Response & { [STREAM_STARTED]?: number };
+
+/**
+ * The response is a stream that stays open (a run's events): its duration is
+ * the time until it started, what its client waited for, rather than how long
+ * the client followed it, which would swamp every other request's in the histogram.
+ */
+export function streamStarted(res: Response): void {
+  (res as StreamingResponse)[STREAM_STARTED] = performance.now();
+}
 
 /** Labels every request reaching this middleware with `label` (for routers mounted with app.use). */
 export function labelRoute(label: string): RequestHandler {
@@ -30,7 +41,8 @@ export function measureRequests(metrics: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.once('close', () => {
-      metrics.observeRequest(req.method, routeOf(req), res.statusCode, (performance.now() - started) / 1000);
+      const ended = (res as StreamingResponse)[STREAM_STARTED] ?? performance.now();
+      metrics.observeRequest(req.method, routeOf(req), res.statusCode, (ended - started) / 1000);
     });
     next();
   };

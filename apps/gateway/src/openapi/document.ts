@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { ErrorBody, ValidationErrorBody, z } from '@weft/contracts';
+import { ErrorBody, RunNodeEventSchema, ValidationErrorBody, z } from '@weft/contracts';
 import type { AnyRoute, ResponseSpec } from '../http/define-route';
 import { MAX_JSON_DEPTH } from '../http/json-body';
 
@@ -70,6 +70,9 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
     scheme: 'bearer',
     description: 'The operator token set in ADMIN_TOKEN.',
   });
+
+  // The data of a run's `node` events: an event stream's description names it, no body has its shape.
+  registry.register('RunNodeEvent', RunNodeEventSchema);
 
   for (const route of routes) {
     if (route.hidden) continue;

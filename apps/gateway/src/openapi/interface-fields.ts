@@ -118,6 +118,10 @@ export const INTERFACE_SCHEMAS: Record<string, { fields: string[]; required: str
     ],
     required: ['id', 'agent_id', 'status', 'created_at'],
   },
+  RunNodeEvent: {
+    fields: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],
+    required: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],
+  },
   RunSummary: {
     fields: [
       'id',
@@ -149,8 +153,10 @@ export const INTERFACE_STATUSES: Record<string, number[]> = {
   'get /runs': [200],
   'post /runs': [422],
   'get /runs/{run_id}': [200],
+  'get /runs/{run_id}/events': [200, 401, 404, 422],
   'get /app-runs': [200],
   'post /app-runs': [201, 400, 404, 409],
   'get /app-runs/{run_id}': [200, 404],
+  'get /app-runs/{run_id}/events': [200, 401, 404, 422],
   'delete /app-runs/{run_id}': [204, 404],
 };

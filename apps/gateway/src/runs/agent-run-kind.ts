@@ -50,6 +50,7 @@ export const agentRunKind: RunKind<'agent'> = {
       },
     },
     get: { summary: 'Get an agent run', found: 'The run, with its pending reviews' },
+    events: { summary: 'Follow an agent run live (Server-Sent Events)' },
     cancel: { summary: 'Cancel an agent run (running, queued or waiting for review)' },
   },
 };

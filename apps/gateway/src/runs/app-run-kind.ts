@@ -71,6 +71,7 @@ export const appRunKind: RunKind<'app'> = {
       },
     },
     get: { summary: 'Get an app run', found: 'The app run' },
+    events: { summary: 'Follow an app run live (Server-Sent Events)' },
     cancel: { summary: 'Cancel an app run' },
   },
 };

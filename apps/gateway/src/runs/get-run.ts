@@ -9,6 +9,7 @@ import { readRunRow, type RunReadRow } from '@weft/engine';
 
 // GET /runs/{id} and /app-runs/{id}: the hottest read of the service (clients
 // poll it), one statement (readRunRow), and ended runs served from a cache.
+// The runs' event streams (events/) send the same records.
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -32,6 +33,11 @@ function sharedFields(row: RunReadRow): SharedRunFields {
   };
 }
 
+/** The record of a run as GET shows it (and its event stream sends it). */
+export function recordOf<K extends RunKindName>(kind: RunKind<K>, row: RunReadRow): RunOf<K> {
+  return runRecord(kind, row.id, row[kind.catalogField]!, sharedFields(row), row.version);
+}
+
 /** A run of `kind` of `orgId`; 404 for runs of other organizations and of the other kind. */
 export async function getRun<K extends RunKindName>(
   kind: RunKind<K>,
@@ -44,7 +50,7 @@ export async function getRun<K extends RunKindName>(
   if (known) return known;
   const row = await readRunRow(db.pool, orgId, runId, kind.name);
   if (!row) throw new NotFoundError('Run');
-  const run = runRecord(kind, row.id, row[kind.catalogField]!, sharedFields(row), row.version);
+  const run = recordOf(kind, row);
   ended.offer(kind.name, orgId, runId, run);
   return run;
 }

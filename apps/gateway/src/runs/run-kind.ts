@@ -57,6 +57,7 @@ export interface RunKind<K extends RunKindName = RunKindName> {
     /** `errors`: the responses of a refused create besides the 409 of a claimed external_id. */
     create: { summary: string; created: string; errors: Record<number, ResponseSpec> };
     get: { summary: string; found: string };
+    events: { summary: string };
     cancel: { summary: string };
   };
 }

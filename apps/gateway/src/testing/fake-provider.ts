@@ -9,6 +9,8 @@ export interface FakeProvider {
   abortedSlow: number;
   /** Requests to /delay?tag=<tag> being answered now, the most at once so far, and how many arrived. */
   delayed(tag: string): { active: number; maxActive: number; started: number };
+  /** Opens the gate ?name= of /gate: the requests waiting there are answered, and later ones at once. */
+  openGate(name: string): void;
   close(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   const state = { received: [] as { path: string; body: unknown }[], abortedSlow: 0 };
   const takes = new Map<string, number>();
   const delayed = new Map<string, { active: number; maxActive: number; started: number }>();
+  const gates = new Map<string, (() => void)[] | 'open'>();
   const delayedOf = (tag: string) => {
     let d = delayed.get(tag);
     if (!d) delayed.set(tag, (d = { active: 0, maxActive: 0, started: 0 }));
@@ -67,6 +70,16 @@ export async function startFakeProvider(): Promise<FakeProvider> {
           });
           return;
         }
+        case '/gate': {
+          // Answers once the test opens the gate ?name=: a node that runs exactly as long as a test needs.
+          const name = new URL(req.url ?? '/', 'http://x').searchParams.get('name') ?? '';
+          const answer = () => json(200, { type: 'text', value: `through ${name}` });
+          const gate = gates.get(name) ?? [];
+          if (gate === 'open') return answer();
+          gate.push(answer);
+          gates.set(name, gate);
+          return;
+        }
         case '/unauthorized':
           return json(401, { error: 'bad key' });
         case '/content-policy':
@@ -106,6 +119,11 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       return state.abortedSlow;
     },
     delayed: (tag) => ({ ...delayedOf(tag) }),
+    openGate(name) {
+      const gate = gates.get(name);
+      gates.set(name, 'open');
+      if (Array.isArray(gate)) for (const answer of gate) answer();
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

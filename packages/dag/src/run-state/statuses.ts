@@ -1,4 +1,4 @@
-import { FLOW_RUN_STATUSES } from '@weft/contracts';
+import { FLOW_RUN_STATUSES, type NodeStatusName } from '@weft/contracts';
 
 // The statuses of a run and of its nodes, and the moves between them. SQL
 // statements spell these values in their text; they name them from here.
@@ -25,7 +25,7 @@ export const NODE = {
   canceled: 'canceled',
   /** On a route not taken, or after a skipped node: settled without a value. */
   skipped: 'skipped',
-} as const;
+} as const satisfies Record<string, NodeStatusName>;
 
 export type NodeStatus = (typeof NODE)[keyof typeof NODE];
 

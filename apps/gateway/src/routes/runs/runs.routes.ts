@@ -1,12 +1,15 @@
 import type { RunKindName } from '@weft/engine';
 import { ErrorBody, IdParam, ListRunsQuery, z } from '@weft/contracts';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
+import { streamStarted } from '../../metrics/http-duration';
 import { createRun } from '../../runs/create-run';
+import { parseEventId, RunEventsHeaders } from '../../runs/events/event-ids';
+import { RUN_EVENTS_DESCRIPTION } from '../../runs/events/events-doc';
 import { getRun } from '../../runs/get-run';
 import { listRuns } from '../../runs/list-runs';
 import type { RunKind } from '../../runs/run-kind';
 
-/** List, create, get and cancel runs of `kind`, under its path. */
+/** List, create, get, follow and cancel runs of `kind`, under its path. */
 export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
   const { path, tag, docs, schemas } = kind;
   const RunPath = z.object({ run_id: IdParam });
@@ -61,6 +64,25 @@ export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
     }),
   });
 
+  const events = defineRoute({
+    method: 'get',
+    path: `${path}/:run_id/events`,
+    summary: docs.events.summary,
+    tags: [tag],
+    auth: 'api',
+    request: { params: RunPath, headers: RunEventsHeaders },
+    responses: {
+      200: { description: RUN_EVENTS_DESCRIPTION, contentType: 'text/event-stream' },
+      404: { description: 'Run not found or not accessible', schema: ErrorBody },
+    },
+    handler: async ({ deps, auth, params, headers, res }) => {
+      const last = headers['Last-Event-ID'];
+      await deps.runEvents.open(kind, auth.organizationId, params.run_id, last ? parseEventId(last) : undefined, res);
+      streamStarted(res);
+      return undefined;
+    },
+  });
+
   const cancel = defineRoute({
     method: 'delete',
     path: `${path}/:run_id`,
@@ -79,5 +101,5 @@ export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
     },
   });
 
-  return [list, create, get, cancel] as AnyRoute[];
+  return [list, create, get, events, cancel] as AnyRoute[];
 }
