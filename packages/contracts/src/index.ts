@@ -10,3 +10,4 @@ export * from './assets';
 export * from './storable-text';
 export * from './node-types';
 export * from './credentials';
+export * from './webhooks';

@@ -7,3 +7,5 @@ export * from './worker-shutdown';
 export * from './eviction-policy';
 export * from './observed-queues';
 export * from './redis-errors';
+export * from './webhook-jobs';
+export * from './webhook-job-producer';

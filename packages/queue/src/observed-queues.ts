@@ -2,9 +2,10 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ASSET_QUEUE } from './asset-jobs';
 import { RUN_QUEUES } from './run-jobs';
+import { WEBHOOK_QUEUE } from './webhook-jobs';
 
-/** The queues that hold work (node jobs, asset processing): what dashboards and queue metrics show. */
-export const OBSERVED_QUEUES = [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE] as const;
+/** The queues that hold work (node jobs, asset processing, webhook deliveries): what dashboards and queue metrics show. */
+export const OBSERVED_QUEUES = [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE, WEBHOOK_QUEUE] as const;
 
 /**
  * Handles on every observed queue over one existing connection, for reading
