@@ -1,6 +1,7 @@
 import { AppRunOnly, RunCommon, RunSummaryCommon } from './run-fields';
 import { cursorPage, ExternalId, IdParam, PaginationQuery } from './common';
 import { DataTypeSchema, FlowRunStatusSchema, NodeStatusSchema, NodeTypeSchema, ReviewDecisionSchema } from './enums';
+import { RunWebhookFields } from './webhooks';
 import { z } from './zod';
 
 // Runs of agents and apps, and review decisions: docs/api.md#runs and #reviews.
@@ -109,6 +110,7 @@ export const CreateRunBody = z
     agent_id: z.uuid(),
     inputs: z.array(RunInputSchema).default([]),
     external_id: ExternalId.optional(),
+    ...RunWebhookFields,
   })
   .openapi('CreateRun');
 
@@ -117,6 +119,7 @@ export const CreateAppRunBody = z
     app_id: z.uuid(),
     inputs: z.array(RunInputSchema).default([]),
     external_id: ExternalId.optional(),
+    ...RunWebhookFields,
   })
   .openapi('CreateAppRun');
 

@@ -7,6 +7,7 @@ import type { CancelBus, InFlight } from './dispatch/cancel-bus';
 import type { RunChanges } from './dispatch/run-changes';
 import type { TransitionWrite } from './store/commit-transition';
 import type { Dispatcher } from './dispatch/dispatcher';
+import type { WebhookRelay } from './dispatch/webhook-relay';
 import type { EngineHooks } from './engine-hooks';
 import type { VersionCache } from './store/versions';
 import type { GroupedCalls } from './store/grouped-calls';
@@ -28,6 +29,8 @@ export interface EngineCore {
   /** Node completions, grouped: each applies or not on its own run's version (commitTransitions). */
   commits: GroupedCalls<TransitionWrite, boolean>;
   dispatcher: Dispatcher;
+  /** Enqueues the webhook deliveries a commit recorded, for runs that have webhooks. */
+  webhooks: WebhookRelay;
   cancelBus: CancelBus;
   /** Told of every commit that changed runs, after it (the gateways' event streams). */
   changes: RunChanges;

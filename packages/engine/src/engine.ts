@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable, type Db } from '@weft/db';
 import type { ImageLimits, NodeRoutes } from '@weft/nodes';
-import type { AssetJobProducer, ExecuteNodeJob } from '@weft/queue';
+import type { AssetJobProducer, ExecuteNodeJob, WebhookJobProducer } from '@weft/queue';
 import { createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
 import type { Redis } from 'ioredis';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import { RunChanges } from './dispatch/run-changes';
 import { cancelRun } from './end-run/cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review/decide-review';
 import { Dispatcher, type RunQueues } from './dispatch/dispatcher';
+import { WebhookRelay } from './dispatch/webhook-relay';
 import type { EngineCore, MediaTools } from './engine-core';
 import { notify, type EngineHooks } from './engine-hooks';
 import { commitTransitions } from './store/commit-transition';
@@ -32,6 +33,8 @@ export interface EngineOptions {
   storage?: Storage;
   /** Where produced files are sent for processing (workers). */
   assetJobs?: AssetJobProducer;
+  /** Where the webhook deliveries of committed changes are sent (absent: left to the workers' sweep). */
+  webhookJobs?: WebhookJobProducer;
   outboundAllowList?: readonly string[];
   /** What nodes may decode (ASSET_MAX_IMAGE_PIXELS): needed, like storage, by processes that execute nodes. */
   imageLimits?: ImageLimits;
@@ -97,6 +100,7 @@ export function createEngine(options: EngineOptions): Engine {
       retryApart,
     }),
     dispatcher: new Dispatcher(options.queues, options.logger),
+    webhooks: new WebhookRelay(pool, options.webhookJobs, options.logger),
     cancelBus: new CancelBus(options.publisher, options.redisPrefix),
     changes,
     inFlight: new InFlight(),
@@ -136,6 +140,7 @@ export function createEngine(options: EngineOptions): Engine {
       // (one opened earlier found no run, 404), and a stream reads the run when it opens.
       options.afterCreateCommit?.(started.id);
       await core.dispatcher.dispatch(input.organizationId, started.id, started.dispatch);
+      if (started.hasWebhooks) await core.webhooks.relay([started.id]);
       return started;
     },
     executeNode: (job, opts) => executeNode(core, job, opts),

@@ -24,6 +24,7 @@ export type { RunSnapshot } from './store/run-snapshots';
 export { uuidv7, derivedUuid } from './store/ids';
 export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './store/readable';
 export { adjustCredits } from './store/credits';
+export { readRunRecord, runRecord, sharedRunFields, type SharedRunFields } from './store/run-record';
 export {
   countRuns,
   readRunChanges,

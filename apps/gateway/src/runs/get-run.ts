@@ -1,41 +1,17 @@
-import type { RunKindName } from '@weft/engine';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import type { EndedRunCache } from './ended-run-cache';
 import type { RunKind, RunOf } from './run-kind';
-import { runRecord, type SharedRunFields } from './run-record';
-import { RUN } from '@weft/dag';
-import { readRunRow, type RunReadRow } from '@weft/engine';
+import { runRecord } from './run-record';
+import { readRunRow, sharedRunFields, type RunKindName, type RunReadRow } from '@weft/engine';
 
 // GET /runs/{id} and /app-runs/{id}: the hottest read of the service (clients
 // poll it), one statement (readRunRow), and ended runs served from a cache.
 // The runs' event streams (events/) send the same records.
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** The fields both kinds share (docs/api.md#run-states); current_node only while in progress. */
-function sharedFields(row: RunReadRow): SharedRunFields {
-  return {
-    external_id: row.external_id,
-    status: row.status,
-    progress: row.progress,
-    ...(row.status === RUN.inProgress ? { current_node: row.current_node } : {}),
-    created_at: row.created_at.toISOString(),
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
-    inputs: row.inputs,
-    results: row.results ?? [],
-    cost: row.cost,
-    error: row.error,
-    failure_reason: row.failure_reason,
-    awaiting_human_review: row.awaiting_human_review,
-    pending_reviews: row.pending_reviews ?? [],
-  };
-}
-
 /** The record of a run as GET shows it (and its event stream sends it). */
 export function recordOf<K extends RunKindName>(kind: RunKind<K>, row: RunReadRow): RunOf<K> {
-  return runRecord(kind, row.id, row[kind.catalogField]!, sharedFields(row), row.version);
+  return runRecord(kind, row.id, row[kind.catalogField]!, sharedRunFields(row), row.version);
 }
 
 /** A run of `kind` of `orgId`; 404 for runs of other organizations and of the other kind. */

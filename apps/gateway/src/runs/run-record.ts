@@ -1,11 +1,9 @@
-import type { RunKindName } from '@weft/engine';
-import type { Run } from '@weft/contracts';
+import { runRecord as recordOfKind, type RunKindName, type SharedRunFields } from '@weft/engine';
 import type { RunKind, RunOf } from './run-kind';
 
-/** The fields of a run record both kinds show, in the order records show them. */
-export type SharedRunFields = Omit<Run, 'id' | 'agent_id' | 'agent_version'>;
+export type { SharedRunFields };
 
-/** A run's record as its kind shows it: id, what it executes, the shared fields, and for agent runs the version. */
+/** A run's record as its kind shows it (the engine's runRecord, typed for the kind). */
 export function runRecord<K extends RunKindName>(
   kind: RunKind<K>,
   id: string,
@@ -13,10 +11,5 @@ export function runRecord<K extends RunKindName>(
   fields: SharedRunFields,
   agentVersion: number,
 ): RunOf<K> {
-  return {
-    id,
-    [kind.catalogField]: catalogId,
-    ...fields,
-    ...(kind.showsVersion ? { agent_version: agentVersion } : {}),
-  } as RunOf<K>;
+  return recordOfKind(kind.name, id, catalogId, fields, agentVersion) as RunOf<K>;
 }

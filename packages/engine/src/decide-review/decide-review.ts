@@ -9,6 +9,7 @@ import { loadNodes, lockRun, type RunRow } from '../store/run-rows';
 import { completeReviewedNode, rerunNodes } from '../store/node-executions';
 import { approveReview, readReview, retryReview, type ReviewRow } from '../store/reviews';
 import { withTransaction } from '../store/tx';
+import { recordRunEvents } from '../store/webhook-events';
 import type { PoolClient } from 'pg';
 import { NODE, REVIEW, RUN } from '@weft/dag';
 
@@ -54,6 +55,7 @@ export async function decideReview(
   reportRunEnded(core, locked);
   if (locked) core.changes.announce([locked]);
   await core.dispatcher.dispatch(orgId, runId, dispatch);
+  if (locked?.has_webhooks) await core.webhooks.relay([runId]);
 }
 
 async function approve(
@@ -70,6 +72,7 @@ async function approve(
   const value = await approvedOutput(client, run.organization_id, review.proposed_output, node.output, output);
   await approveReview(client, reviewId, output);
   await completeReviewedNode(client, run, review.node_id, value);
+  await recordRunEvents(client, run, [{ event: 'node', nodeId: review.node_id, nodeStatus: NODE.completed }]);
   node.status = NODE.completed;
   node.output = value;
   return commitDecision(core, client, run, nodes);

@@ -26,6 +26,7 @@ export async function cancelRun(core: EngineCore, orgId: string, runId: string, 
   });
   reportRunEnded(core, locked);
   if (locked) core.changes.announce([locked]);
+  if (locked?.has_webhooks) await core.webhooks.relay([runId]);
   await core.cancelBus.announce(runId);
   await core.dispatcher.drop(
     orgId,

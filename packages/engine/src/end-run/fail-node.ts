@@ -28,7 +28,8 @@ export async function failNode(
     if (!run || run.status !== RUN.inProgress) throw new Rollback('run ended');
     if (!(await failNodeAttempt(client, run, job, failure.message))) throw new Rollback('node already settled');
     const nodes: NodeRow[] = await loadNodes(client, run.id);
-    await endRun(client, run, nodes, { status: RUN.failed, reason: failure.reason, error: failure.message }, uuidv7);
+    const end = { status: RUN.failed, reason: failure.reason, error: failure.message, failedNode: job.nodeId };
+    await endRun(client, run, nodes, end, uuidv7);
     return nodes.filter((n) => n.status === NODE.running);
   }).catch((err: unknown) => {
     if (err instanceof Rollback) return undefined;
@@ -36,6 +37,7 @@ export async function failNode(
   });
   reportRunEnded(core, locked);
   if (ended && locked) core.changes.announce([locked]);
+  if (ended && locked?.has_webhooks) await core.webhooks.relay([job.runId]);
   if (!options.spanMarked) markNodeFailed(failure.reason, failure.message);
   // One line per node failure (provider errors, timeouts, bad input); its run and
   // node come from the log context of the job being processed.

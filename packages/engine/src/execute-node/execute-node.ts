@@ -153,10 +153,12 @@ async function commitNode(
         await withLogContext({ runId: failedJob.runId, nodeId: failedJob.nodeId }, () =>
           failNode(core, failedJob, failure, { spanMarked: true }),
         );
+        if (run.has_webhooks) await core.webhooks.relay([run.id]);
         return { settled, enqueued: [] };
       }
       const enqueued = transition.ready.filter((d) => !isInstantNode(d.nodeType));
       await core.dispatcher.dispatch(run.organization_id, job.runId, enqueued);
+      if (run.has_webhooks) await core.webhooks.relay([run.id]);
       return { settled, enqueued };
     }
     snapshot = await core.reads.submit(job.runId);

@@ -23,6 +23,8 @@ export interface StartedRun {
   agentVersion: number;
   /** Nodes to enqueue now that the run is committed. */
   dispatch: Dispatch[];
+  /** Whether the run has webhook targets: its start (and end, if it ended at once) was recorded for them. */
+  hasWebhooks: boolean;
 }
 
 export async function prepareRun(versions: VersionCache, input: StartRunInput): Promise<PreparedRun> {
@@ -42,7 +44,12 @@ export async function prepareRun(versions: VersionCache, input: StartRunInput): 
 
 /** The created run as the caller reports it. */
 export function startedRun(run: PreparedRun, created: CreatedRow): StartedRun {
-  const base = { id: run.id, agentVersion: run.version.version, createdAt: created.created_at };
+  const base = {
+    id: run.id,
+    agentVersion: run.version.version,
+    createdAt: created.created_at,
+    hasWebhooks: created.has_webhooks,
+  };
   if (!created.funded) {
     return {
       ...base,
@@ -87,6 +94,7 @@ export async function startEmptyRun(pool: Pool, versions: VersionCache, run: Pre
       status: RUN.inProgress,
       reserved_credits: input.estimatedCost,
       version: 0,
+      has_webhooks: started.hasWebhooks,
     };
     await commitUnderLock(
       client,

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
 import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
+import { runEventsOf, WEBHOOKS_PART } from './transition-events';
 import type { Transition } from '@weft/dag';
 import { NODE, REVIEW, RUN } from '@weft/dag';
 
@@ -74,6 +75,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
   if (values['oRuns']) parts.push(OUTPUTS_PART);
   if (values['lRuns']) parts.push(LEDGER_PART);
   if (values['bRuns']) parts.push(GIVE_BACK_PART);
+  if (values['wRuns']) parts.push(WEBHOOKS_PART);
   const { rows } = await db.query<{ id: string }>(compose(parts, values));
   const applied = new Set(rows.map((r) => r.id));
   return writes.map((write) => {
@@ -89,12 +91,13 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
 /**
  * The statement's parameters: one array per column, one element per run (u),
  * node settled (s), node dispatched (d), node skipped (k), review (v), output asset (o), ledger
- * line (l), credits given back (b). A part whose arrays would be empty is absent.
+ * line (l), credits given back (b), webhook event (w). A part whose arrays would be empty is absent.
  */
 function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
   const c: Record<string, unknown[]> = {};
   const push = (name: string, value: unknown) => (c[name] ??= []).push(value);
-  for (const { run, settled, transition: t, startedAt } of writes) {
+  for (const write of writes) {
+    const { run, settled, transition: t, startedAt } = write;
     const done = t.completion;
     const own = settled[0];
     push('runIds', run.id);
@@ -108,6 +111,13 @@ function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
     push('costs', done ? done.cost : null);
     push('ownNodes', own?.nodeId ?? null);
     push('ownAttempts', own?.attempt ?? null);
+    for (const e of runEventsOf(write)) {
+      push('wRuns', run.id);
+      push('wEvents', e.event);
+      push('wVersions', run.version + 1);
+      push('wNodes', e.nodeId ?? null);
+      push('wNodeStatuses', e.nodeStatus ?? null);
+    }
     settled.forEach((n, i) => {
       push('sRuns', run.id);
       push('sNodes', n.nodeId);

@@ -1,8 +1,9 @@
-import type { RunInput } from '@weft/contracts';
+import type { RunInput, WebhookEvent } from '@weft/contracts';
 import { isRefusedData, violatesUniqueIndex } from '@weft/db';
 import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from './ids';
+import { DELIVERY_COLUMNS, webhookTargetsSql } from './webhook-events';
 import type { LoadedVersion } from './versions';
 import { NODE, RUN } from '@weft/dag';
 
@@ -16,6 +17,8 @@ export interface StartRunInput {
   /** As given by the caller (already validated): stored and echoed on the record. */
   inputs: RunInput[];
   estimatedCost: number;
+  /** The run's own webhook and the events it asks for (docs/api.md#webhooks). */
+  webhook?: { url: string; events: WebhookEvent[] } | undefined;
 }
 
 /** The only unique index the create statement can violate: runs' (organization_id, external_id). */
@@ -37,6 +40,8 @@ export interface CreatedRow {
   created_at: Date;
   completed_at: Date | null;
   funded: boolean;
+  /** Whether the run has webhook targets: its events are recorded (webhook-events.ts), this one's start already. */
+  has_webhooks: boolean;
 }
 
 /**
@@ -54,6 +59,10 @@ export interface CreatedRow {
  * one. A reused external_id violates the unique index, which aborts the whole
  * statement, reservation included: nothing is claimed or charged.
  *
+ * The start of each run with webhook targets (its own webhook, or endpoints of
+ * its organization) is recorded for them in the same statement, with its end
+ * when it failed at once (webhook-events.ts).
+ *
  * One statement rather than a transaction: every run of an organization
  * updates its one row, and a row lock is held until COMMIT; here only while
  * PostgreSQL finishes the statement and flushes the commit (ADR 0009).
@@ -69,7 +78,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
     })),
   );
   const { rows } = await db.query<CreatedRow>({
-    name: 'engine_create_runs_v2',
+    name: 'engine_create_runs_v3',
     text: `WITH pending AS (
              SELECT id, amount FROM pending_credits WHERE organization_id = $2 AND $3::bigint > 0 FOR UPDATE
            ), reserved AS (
@@ -82,22 +91,32 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
              SELECT ($3::bigint = 0 OR EXISTS (SELECT 1 FROM reserved)) AS ok
            ), batch AS (
              SELECT * FROM unnest($1::uuid[], $4::"RunKind"[], $5::uuid[], $6::uuid[], $7::uuid[], $8::text[],
-                                  $9::jsonb[], $10::int[], $11::text[], $12::text[], $13::uuid[])
+                                  $9::jsonb[], $10::int[], $11::text[], $12::text[], $13::uuid[], $19::text[], $20::text[])
                       AS t(id, kind, agent_id, version_id, app_id, external_id, inputs, cost, current_node,
-                           insufficient, ledger_id)
+                           insufficient, ledger_id, webhook, webhook_events)
            ), run AS (
              INSERT INTO runs (id, organization_id, kind, agent_id, agent_version_id, app_id, external_id, inputs,
                                reserved_credits, current_node, status, failure_reason, error, cost, completed_at,
-                               created_at, updated_at)
+                               created_at, updated_at, webhook, webhook_events, has_webhooks)
              SELECT t.id, $2, t.kind, t.agent_id, t.version_id, t.app_id, t.external_id, t.inputs,
                     CASE WHEN ok THEN t.cost ELSE 0 END, CASE WHEN ok THEN t.current_node END,
                     CASE WHEN ok THEN '${RUN.inProgress}' ELSE '${RUN.failed}' END::"RunStatus",
                     CASE WHEN ok THEN NULL ELSE 'insufficient_credits' END::"FailureReason",
                     CASE WHEN ok THEN NULL ELSE t.insufficient END, CASE WHEN ok THEN NULL ELSE 0 END,
-                    CASE WHEN ok THEN NULL ELSE now() END, now(), now()
+                    CASE WHEN ok THEN NULL ELSE now() END, now(), now(),
+                    t.webhook, string_to_array(t.webhook_events, ',')::"WebhookEvent"[],
+                    t.webhook IS NOT NULL OR EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.organization_id = $2)
                FROM batch t, funded
               WHERE ok OR cardinality($1::uuid[]) = 1
-             RETURNING id, created_at, completed_at, status
+             RETURNING id, organization_id, created_at, completed_at, status, webhook, webhook_events, has_webhooks
+           ), hooks AS (
+             INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
+             SELECT gen_random_uuid(), $2, x.id, t.endpoint_id, t.url, ev.event, 0, NULL, NULL
+               FROM run x
+               CROSS JOIN LATERAL (SELECT 'start'::"WebhookEvent" AS event
+                                   UNION ALL SELECT 'completed' WHERE x.status = '${RUN.failed}') ev
+               CROSS JOIN LATERAL (${webhookTargetsSql('x', 'ev.event')}) t
+              WHERE x.has_webhooks
            ), ledger AS (
              INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
              SELECT t.ledger_id, $2, t.id, 'reserve', -t.cost, 'estimated cost reserved'
@@ -109,7 +128,7 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
                     AS n(id, run_id, node_id, node_type, status)
               WHERE (SELECT ok FROM funded)
            )
-           SELECT id, created_at, completed_at, status = '${RUN.inProgress}' AS funded FROM run`,
+           SELECT id, created_at, completed_at, status = '${RUN.inProgress}' AS funded, has_webhooks FROM run`,
     values: [
       runs.map((r) => r.id),
       runs[0]!.input.organizationId,
@@ -130,6 +149,8 @@ export async function writeRuns(db: Pick<PoolClient, 'query'>, runs: PreparedRun
       nodes.map((n) => n.nodeId),
       nodes.map((n) => n.type),
       nodes.map((n) => n.status),
+      runs.map((r) => r.input.webhook?.url ?? null),
+      runs.map((r) => r.input.webhook?.events.join(',') ?? null),
     ],
   });
   return rows;

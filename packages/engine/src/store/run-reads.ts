@@ -33,14 +33,15 @@ export interface RunReadRow {
 }
 
 // Pending reviews are folded in, and only when the run waits for one.
-const RECORD_COLUMNS = `r.id, r.agent_id, r.app_id, r.external_id, r.status, r.progress, r.current_node, r.created_at,
+export const RECORD_COLUMNS = `r.id, r.agent_id, r.app_id, r.external_id, r.status, r.progress, r.current_node, r.created_at,
                 r.started_at, r.completed_at, r.inputs, r.results, r.cost, r.error, r.failure_reason,
                 r.awaiting_human_review, v.version,
                 CASE WHEN r.awaiting_human_review THEN (
                   SELECT json_agg(json_build_object('id', rv.id, 'node_id', rv.node_id,
                                                     'proposed_output', rv.proposed_output) ORDER BY rv.created_at, rv.id)
                     FROM reviews rv WHERE rv.run_id = r.id AND rv.status = '${REVIEW.pending}') END AS pending_reviews`;
-const RECORD_FROM = `FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id
+export const RECORD_TABLES = `FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id`;
+const RECORD_FROM = `${RECORD_TABLES}
           WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`;
 
 const READ_RUN = { name: 'runs_get_run_v1', text: `SELECT ${RECORD_COLUMNS}\n${RECORD_FROM}` };

@@ -12,6 +12,7 @@ import {
   type RunStatus,
 } from '@weft/dag';
 import type { PoolClient } from 'pg';
+import { recordRunEvents } from './webhook-events';
 
 // The rows the engine reads and locks, and the statements over them.
 
@@ -26,6 +27,8 @@ export interface RunRow {
   reserved_credits: number;
   /** runs.version as read or locked: see commit-transition.ts. */
   version: number;
+  /** Whether its transitions record webhook deliveries (runs.has_webhooks, webhook-events.ts). */
+  has_webhooks: boolean;
   /** Set by endRun or completeRun when this transaction ends the run: reported to the hooks after the commit. */
   ended?: { status: EndedRunStatus; failureReason: FailureReason | null; cost: number };
 }
@@ -47,7 +50,8 @@ export interface NodeRow {
   output: StoredOutput | null;
 }
 
-const RUN_COLUMNS = 'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, version';
+const RUN_COLUMNS =
+  'id, organization_id, kind, agent_id, agent_version_id, app_id, status, reserved_credits, version, has_webhooks';
 
 /**
  * Locks the run row for the rest of the transaction, and returns it at the
@@ -65,12 +69,12 @@ export async function lockRun(client: PoolClient, runId: string, orgId?: string)
   const { rows } = await client.query<RunRow>(
     orgId === undefined
       ? {
-          name: 'engine_lock_run_v2',
+          name: 'engine_lock_run_v3',
           text: `UPDATE runs SET version = version + 1 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
           values: [runId],
         }
       : {
-          name: 'engine_lock_org_run_v2',
+          name: 'engine_lock_org_run_v3',
           text: `UPDATE runs SET version = version + 1 WHERE id = $1 AND organization_id = $2 RETURNING ${RUN_COLUMNS}`,
           values: [runId, orgId],
         },
@@ -159,11 +163,14 @@ export interface EndState {
   status: typeof RUN.failed | typeof RUN.canceled;
   reason: FailureReason;
   error: string | null;
+  /** The node whose failure ends the run (already marked failed). */
+  failedNode?: string;
 }
 
 /**
  * Ends a run that did not complete: the run row, every node and review still
- * open, and the credits (what was consumed is charged, the rest released).
+ * open, the credits (what was consumed is charged, the rest released), and
+ * its webhook events.
  */
 export async function endRun(
   client: PoolClient,
@@ -192,5 +199,9 @@ export async function endRun(
     values: [run.id],
   });
   await settleCredits(client, run, cost, newId, nodeCharges(nodes));
+  await recordRunEvents(client, run, [
+    ...(end.failedNode ? [{ event: 'node' as const, nodeId: end.failedNode, nodeStatus: NODE.failed }] : []),
+    { event: 'completed' },
+  ]);
   run.ended = { status: end.status, failureReason: end.reason, cost };
 }

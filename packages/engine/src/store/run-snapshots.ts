@@ -10,16 +10,16 @@ export interface RunSnapshot {
 }
 
 const COLUMNS = `r.id, r.organization_id, r.kind, r.agent_id, r.agent_version_id, r.app_id, r.status,
-       r.reserved_credits, r.version, r.inputs,
+       r.reserved_credits, r.version, r.has_webhooks, r.inputs,
        (SELECT json_agg(json_build_object('node_id', n.node_id, 'node_type', n.node_type, 'status', n.status,
                                           'attempt', n.attempt, 'cost', n.cost, 'output', n.output))
           FROM node_executions n WHERE n.run_id = r.id) AS nodes`;
 // One id is a primary-key equality, which a generic plan (planned once per connection, from the
 // statistics of that moment) serves from the index at any table size. Several come in a group and
 // go through a pool whose statements are planned for their parameters (ADR 0014).
-const READ_ONE = { name: 'engine_read_run_v1', text: `SELECT ${COLUMNS} FROM runs r WHERE r.id = $1` };
+const READ_ONE = { name: 'engine_read_run_v2', text: `SELECT ${COLUMNS} FROM runs r WHERE r.id = $1` };
 const READ_MANY = {
-  name: 'engine_read_runs_v1',
+  name: 'engine_read_runs_v2',
   text: `SELECT ${COLUMNS} FROM unnest($1::uuid[]) AS q(id) JOIN runs r ON r.id = q.id`,
 };
 
