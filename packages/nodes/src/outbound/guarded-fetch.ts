@@ -8,10 +8,11 @@ import { checkedLookup, RefusedDestinationError } from './guarded-request';
  * for SDKs that take a `fetch`: every connection, redirects included, is made
  * by a connector that checks the addresses a name resolves to and connects to
  * exactly those. A name on the allow list is connected to as is. The agent
- * keeps connections alive like the process's own fetch.
+ * keeps connections alive like the process's own fetch. `who` names the
+ * callers in refusals ("which nodes may not reach").
  */
-export function guardedFetch(allow: AllowList): typeof globalThis.fetch {
-  const checked = buildConnector({ lookup: checkedLookup(allow) });
+export function guardedFetch(allow: AllowList, who = 'nodes'): typeof globalThis.fetch {
+  const checked = buildConnector({ lookup: checkedLookup(allow, who) });
   const plain = buildConnector({});
   const dispatcher = new Agent({
     connect(options, callback) {
@@ -20,7 +21,7 @@ export function guardedFetch(allow: AllowList): typeof globalThis.fetch {
       if (net.isIP(host)) {
         // A literal address is never looked up: judged here, before connecting.
         const why = refusedAddress(allow, host);
-        if (why) return callback(new RefusedDestinationError(`${host} is ${why}, which nodes may not reach`), null);
+        if (why) return callback(new RefusedDestinationError(`${host} is ${why}, which ${who} may not reach`), null);
       }
       return checked(options, callback);
     },

@@ -49,7 +49,7 @@ export async function guardedRequest(req: OutboundRequest): Promise<OutboundResp
   }
 }
 
-export function checkedLookup(allow: AllowList): net.LookupFunction {
+export function checkedLookup(allow: AllowList, who = 'nodes'): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
       if (err) return callback(err, '', 0);
@@ -57,7 +57,7 @@ export function checkedLookup(allow: AllowList): net.LookupFunction {
         const why = refusedAddress(allow, address);
         if (why) {
           return callback(
-            new RefusedDestinationError(`${hostname} resolves to ${address}, ${why}, which nodes may not reach`),
+            new RefusedDestinationError(`${hostname} resolves to ${address}, ${why}, which ${who} may not reach`),
             '',
             0,
           );
