@@ -9,13 +9,17 @@ import {
 } from '@weft/engine';
 import type { FfmpegTools } from '@weft/media';
 import type { NodeRoutes } from '@weft/nodes';
-import { ASSET_QUEUE, createAssetJobProducer, createWorkerConnection } from '@weft/queue';
+import type { Keyring } from '@weft/credentials';
+import { guardedFetch, parseAllowList } from '@weft/nodes';
+import { ASSET_QUEUE, createAssetJobProducer, createWebhookJobProducer, createWorkerConnection } from '@weft/queue';
+import { ATTEMPT_TIMEOUT_MS } from '@weft/webhooks';
 import { createUrlSigner, type Storage } from '@weft/storage';
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { startAssetProcessor } from './processors/asset-jobs';
 import { startNodeProcessors } from './processors/node-jobs';
 import { startReconcileLoop } from './processors/reconcile-loop';
+import { startWebhookProcessor } from './processors/webhook-jobs';
 
 // The worker's composition root: every client the processors use (Redis
 // connections, queues, the engine) is built here, over the database and
@@ -71,6 +75,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     ...(options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {}),
   });
   const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
+  const webhookJobs = createWebhookJobProducer(connection, options.redisPrefix, logger);
   const engine = createEngine({
     db: options.db,
     queues,
@@ -84,6 +89,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     ...(options.nodeRoutes ? { nodeRoutes: options.nodeRoutes } : {}),
     ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),
     assetJobs,
+    webhookJobs,
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   await listenForCancellations(subscriber, options.redisPrefix, engine.inFlight);
@@ -107,6 +113,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
       await processors.close();
       await queues.close();
       await assetJobs.close();
+      await webhookJobs.close();
       subscriber.disconnect();
       connection.disconnect();
     },
@@ -161,6 +168,60 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
     async close() {
       await processor.close();
       await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+export interface WebhookWorkerOptions {
+  db: Db;
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  /** CREDENTIALS_KEY: opens the signing secrets. Unset, attempts fail saying so. */
+  keyring: Keyring | undefined;
+  /** OUTBOUND_ALLOWED_HOSTS: what webhook URLs may reach despite the address rules. */
+  outboundAllowList: readonly string[];
+  concurrency: number;
+  /** Delays before each retry, in milliseconds. */
+  retrySchedule: readonly number[];
+  sweepIntervalMs: number;
+  /** A receiver's time to answer (default: 15 s, docs/api.md#webhooks). */
+  attemptTimeoutMs?: number;
+}
+
+export interface WebhookWorker {
+  /** Stops taking deliveries and waits for those in flight, then closes its connection. */
+  close(): Promise<void>;
+}
+
+/** Webhook deliveries over this worker's own Redis connection: the processor and its sweep. */
+export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
+  const { logger } = options;
+  const connection = createWorkerConnection(options.redisUrl);
+  connection.on('error', (err) => logger.warn({ err: err.message }, 'webhook worker redis error'));
+  const jobs = createWebhookJobProducer(connection, options.redisPrefix, logger);
+  const processor = startWebhookProcessor({
+    connection,
+    redisPrefix: options.redisPrefix,
+    logger,
+    concurrency: options.concurrency,
+    jobs,
+    sweepIntervalMs: options.sweepIntervalMs,
+    deps: {
+      pool: options.db.pool,
+      keyring: options.keyring,
+      fetch: guardedFetch(parseAllowList(options.outboundAllowList), 'webhooks'),
+      schedule: options.retrySchedule,
+      jobs,
+      logger,
+      timeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    },
+  });
+  return {
+    async close() {
+      await processor.close();
+      await jobs.close();
       connection.disconnect();
     },
   };

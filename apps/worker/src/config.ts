@@ -1,6 +1,7 @@
 import { envInt, envLogLevel, envOptionalString, envString, otelEnvShape, parseEnv, s3EnvShape } from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
+import { webhookEnvShape } from '@weft/webhooks';
 import { z } from 'zod';
 
 // The only place in the worker that reads process.env.
@@ -55,6 +56,8 @@ export const WorkerEnv = z.object({
   ...credentialsEnvShape,
   /** How often pending assets whose job went missing are looked for. */
   ASSET_SWEEP_INTERVAL_MS: envInt(1000, 3_600_000).default(60_000),
+  // Webhook deliveries (docs/api.md#webhooks).
+  ...webhookEnvShape,
 });
 
 export type WorkerConfig = z.output<typeof WorkerEnv>;

@@ -2,8 +2,11 @@
 export {
   startAssetWorker,
   startNodeWorkers,
+  startWebhookWorker,
   type AssetWorker,
   type AssetWorkerOptions,
   type NodeWorkers,
   type NodeWorkersOptions,
+  type WebhookWorker,
+  type WebhookWorkerOptions,
 } from './compose';

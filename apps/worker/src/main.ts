@@ -5,13 +5,14 @@ import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
 import { createDb } from '@weft/db';
 import { readiness } from '@weft/health';
-import { credentialStoreFor } from '@weft/credentials';
+import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
 import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
-import { startAssetWorker, startNodeWorkers } from './compose';
+import { parseRetrySchedule } from '@weft/webhooks';
+import { startAssetWorker, startNodeWorkers, startWebhookWorker } from './compose';
 import { ListenError, startOpsServer } from './http/ops-server';
 import { createWorkerMetrics } from './http/worker-metrics';
 
@@ -97,6 +98,17 @@ async function main() {
     sweepIntervalMs: config.ASSET_SWEEP_INTERVAL_MS,
     sweepStaleMs: config.ASSET_SWEEP_INTERVAL_MS,
   });
+  const webhookWorker = startWebhookWorker({
+    db,
+    redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    keyring: config.CREDENTIALS_KEY ? parseKeyring(config.CREDENTIALS_KEY) : undefined,
+    outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    sweepIntervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
+  });
   processing = true;
   logger.info({ workerId }, 'worker started');
 
@@ -108,7 +120,7 @@ async function main() {
     logger.info({ signal }, 'worker shutting down');
     const force = setTimeout(() => process.exit(1), config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000);
     force.unref();
-    await Promise.all([nodeWorkers.close(), assetWorker.close()]);
+    await Promise.all([nodeWorkers.close(), assetWorker.close(), webhookWorker.close()]);
     await heartbeat.stop();
     storage.close();
     await db.close();
