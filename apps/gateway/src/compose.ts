@@ -1,9 +1,9 @@
 import { createDb } from '@weft/db';
 import { createEngine, createRunQueues } from '@weft/engine';
 import { tracePool } from '@weft/media';
-import { credentialStoreFor } from '@weft/credentials';
+import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
-import { createAssetJobProducer, openObservedQueues } from '@weft/queue';
+import { createAssetJobProducer, createWebhookJobProducer, openObservedQueues } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
 import { Redis } from 'ioredis';
@@ -90,6 +90,7 @@ export function createGatewayRuntime(
     ...(config.ASSET_PUBLIC_BASE_URL ? { publicBaseUrl: config.ASSET_PUBLIC_BASE_URL } : {}),
   });
   const runQueues = createRunQueues(redis, config.REDIS_PREFIX, { maxPerOrg: config.ORG_MAX_EXECUTING_NODES });
+  const webhookJobs = createWebhookJobProducer(redis, config.REDIS_PREFIX, logger);
   const engine = createEngine({
     db,
     queues: runQueues,
@@ -97,6 +98,7 @@ export function createGatewayRuntime(
     redisPrefix: config.REDIS_PREFIX,
     logger,
     hooks: metrics.runs,
+    webhookJobs,
     // Durability tests only: the process dies between a run's commit and its enqueue.
     ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
   });
@@ -137,6 +139,8 @@ export function createGatewayRuntime(
       organizations: credentials,
     }),
     credentials,
+    webhookKeyring: config.CREDENTIALS_KEY ? parseKeyring(config.CREDENTIALS_KEY) : undefined,
+    webhookJobs,
   };
   return {
     deps,
@@ -149,6 +153,7 @@ export function createGatewayRuntime(
       await assetFiles.close();
       await assetJobs.close();
       await runQueues.close();
+      await webhookJobs.close();
       await observed.close();
       await db.close();
       redis.disconnect();

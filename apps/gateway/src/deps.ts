@@ -1,5 +1,5 @@
 import type { AdmissionGate } from '@weft/admission';
-import type { CredentialStore } from '@weft/credentials';
+import type { CredentialStore, Keyring } from '@weft/credentials';
 import type { Db } from '@weft/db';
 import type { EndedRunCache } from './runs/ended-run-cache';
 import type { RunEventHub } from './runs/events/run-event-hub';
@@ -9,7 +9,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DeploymentRoutes } from '@weft/providers';
-import type { AssetJobProducer } from '@weft/queue';
+import type { AssetJobProducer, WebhookJobProducer } from '@weft/queue';
 import type { AssetFiles } from './assets/asset-files';
 import type { AgentCatalog } from './catalog/agent-catalog';
 import type { GatewayConfig } from './config';
@@ -50,4 +50,8 @@ export interface GatewayDeps {
   nodeRoutes: DeploymentRoutes;
   /** Organizations' provider credentials (sealed only when CREDENTIALS_KEY is set) and chosen routes. */
   credentials: CredentialStore;
+  /** CREDENTIALS_KEY, which seals webhook signing secrets; unset, the deployment sends no webhooks. */
+  webhookKeyring: Keyring | undefined;
+  /** Where resent webhook deliveries are enqueued (the engine enqueues those of run changes). */
+  webhookJobs: WebhookJobProducer;
 }

@@ -12,6 +12,7 @@ import { metrics } from './metrics/metrics.routes';
 import { nodeTypeRoutes } from './node-types/node-types.routes';
 import { reviewRoutes } from './runs/reviews.routes';
 import { runRoutes } from './runs/runs.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 
 // Every route the gateway serves. The OpenAPI document is generated from this list.
 const apiRoutes: AnyRoute[] = [
@@ -27,6 +28,7 @@ const apiRoutes: AnyRoute[] = [
   ...runRoutes(appRunKind),
   ...nodeTypeRoutes,
   ...credentialRoutes,
+  ...webhookRoutes,
 ] as AnyRoute[];
 
 export const docs = createDocsRoutes(() => allRoutes);

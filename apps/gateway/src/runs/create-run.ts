@@ -1,4 +1,6 @@
 import type { RunKindName } from '@weft/engine';
+import { invalid } from '@weft/errors';
+import { signingKeyring } from '../webhooks/webhooks';
 import { checkRunInputs } from './check-run-inputs';
 import { getRun } from './get-run';
 import type { CreateBodyOf, RunDeps, RunKind, RunOf } from './run-kind';
@@ -16,6 +18,10 @@ export async function createRun<K extends RunKindName>(
   orgId: string,
   body: CreateBodyOf<K>,
 ): Promise<RunOf<K>> {
+  if (body.webhook_events_filter && !body.webhook) {
+    throw invalid(['body', 'webhook_events_filter'], 'webhook_events_filter is only taken with a webhook');
+  }
+  if (body.webhook) signingKeyring(deps);
   const target = await kind.resolve(deps, orgId, body);
   const issues = await checkRunInputs(deps.db, orgId, target.inputs, body.inputs);
   if (issues.length > 0) throw kind.rejectInputs(issues);
@@ -29,6 +35,7 @@ export async function createRun<K extends RunKindName>(
     externalId: body.external_id,
     inputs: body.inputs,
     estimatedCost: target.estimatedCost,
+    ...(body.webhook ? { webhook: { url: body.webhook, events: body.webhook_events_filter ?? ['completed'] } } : {}),
   });
   return (
     startedRun(kind, started, target.catalogId, body.external_id, body.inputs) ??

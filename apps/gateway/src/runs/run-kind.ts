@@ -16,7 +16,7 @@ export type RunOf<K extends RunKindName> = KindShapes[K]['run'];
 export type SummaryOf<K extends RunKindName> = KindShapes[K]['summary'];
 
 /** What creating, reading and listing runs use of the gateway. */
-export type RunDeps = Pick<GatewayDeps, 'db' | 'engine' | 'agents' | 'endedRuns'>;
+export type RunDeps = Pick<GatewayDeps, 'db' | 'engine' | 'agents' | 'endedRuns' | 'webhookKeyring'>;
 
 /** What a create runs, resolved from the catalog before anything is written. */
 export interface RunTarget {

@@ -12,11 +12,11 @@ export interface LoopbackServer {
 }
 
 /**
- * The HTTP server under every provider double: on a free loopback port, each
+ * The HTTP server under every provider double: on a free port of `host` (a loopback address), each
  * request's body read whole before `handle` sees it. What `handle` throws or
  * rejects becomes a bare 500, so a double's own bug shows in the test.
  */
-export async function startLoopbackServer(handle: DoubleHandler): Promise<LoopbackServer> {
+export async function startLoopbackServer(handle: DoubleHandler, host = '127.0.0.1'): Promise<LoopbackServer> {
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,9 +34,9 @@ export async function startLoopbackServer(handle: DoubleHandler): Promise<Loopba
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

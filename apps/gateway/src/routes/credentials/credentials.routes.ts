@@ -12,6 +12,7 @@ import {
 } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError, ServiceUnavailableError } from '@weft/errors';
+import { resealWebhookSecrets } from '@weft/webhooks';
 import { createCredential, deleteCredential, getCredential, listCredentials } from '../../credentials/credentials';
 import { chooseRoute, chosenRoutes, forgetRoute } from '../../credentials/node-route-choices';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
@@ -150,17 +151,23 @@ export const adminDeleteCredentialRoute = defineRoute({
 export const adminResealCredentialsRoute = defineRoute({
   method: 'post',
   path: '/admin/credentials/reseal',
-  summary: 'Re-seal every credential under the newest CREDENTIALS_KEY version (key rotation)',
+  summary: 'Re-seal every credential and webhook secret under the newest CREDENTIALS_KEY version (key rotation)',
   tags: ['admin'],
   auth: 'admin',
   responses: {
-    200: { description: 'How many credentials were sealed under an older version', schema: ResealedSchema },
+    200: {
+      description: 'How many credentials and webhook secrets were sealed under an older version',
+      schema: ResealedSchema,
+    },
     404: { description: 'Admin disabled', schema: ErrorBody },
     503: { description: 'CREDENTIALS_KEY unset', schema: ErrorBody },
   },
   handler: async ({ deps }) => {
-    if (!deps.credentials.sealing) throw new ServiceUnavailableError('CREDENTIALS_KEY is not set');
-    return { status: 200, body: { resealed: await deps.credentials.reseal() } };
+    if (!deps.credentials.sealing || !deps.webhookKeyring)
+      throw new ServiceUnavailableError('CREDENTIALS_KEY is not set');
+    const credentials = await deps.credentials.reseal();
+    const webhooks = await resealWebhookSecrets(deps.db.pool, deps.webhookKeyring);
+    return { status: 200, body: { resealed: credentials + webhooks } };
   },
 });
 
