@@ -1,6 +1,7 @@
 import { otelEnvShape, s3EnvShape } from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
+import { webhookEnvShape } from '@weft/webhooks';
 import { PATHS, readText } from './files';
 
 // The environment variables each process reads, taken from its config.ts (the
@@ -17,6 +18,7 @@ const SHARED_SHAPES: Record<string, string[]> = {
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),
   priceTableEnvShape: Object.keys(priceTableEnvShape),
   credentialsEnvShape: Object.keys(credentialsEnvShape),
+  webhookEnvShape: Object.keys(webhookEnvShape),
 };
 
 /**

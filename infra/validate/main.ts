@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ASSET_QUEUE, RUN_QUEUES } from '@weft/queue';
+import { ASSET_QUEUE, RUN_QUEUES, WEBHOOK_QUEUE } from '@weft/queue';
 import { FORBIDDEN_IN_DEPLOYMENT, numericDefaultOf, readAppEnv } from './app-env';
 import { checkComposeSchema, checkComposeStack } from './compose-checks';
 import { checkBuildCommand, checkDockerfile, checkDockerignore, checkManifestsCopied } from './dockerfile-rules';
@@ -123,7 +123,7 @@ const sections: Section[] = [
         forbiddenEnv: FORBIDDEN_IN_DEPLOYMENT,
         secretKeys: readSecretKeys(),
         workerShutdownGraceSeconds: workerGraceDefault(),
-        queues: [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE],
+        queues: [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE, WEBHOOK_QUEUE],
       };
       const overlays = fs.readdirSync(path.join(ROOT, PATHS.k8s, 'overlays'));
       if (overlays.length === 0) problems.push('no overlays');

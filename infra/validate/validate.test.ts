@@ -109,7 +109,7 @@ describe('Kubernetes checks', () => {
     forbiddenEnv: ['RUN_FAULT_EXIT_AFTER_COMMIT'],
     secretKeys: ['DATABASE_URL', 'REDIS_URL', 'REDIS_PASSWORD', 'ADMIN_TOKEN'],
     workerShutdownGraceSeconds: 30,
-    queues: ['nodes-light', 'nodes-heavy', 'assets'],
+    queues: ['nodes-light', 'nodes-heavy', 'assets', 'webhooks'],
   };
   const built = buildKustomization(`${PATHS.k8s}/overlays/production`);
   const find = (objects: Json[], kind: string, name: string) =>
@@ -140,7 +140,7 @@ describe('Kubernetes checks', () => {
     const problems = checkK8s(built.objects, {
       ...expectations,
       gatewayEnv: [...expectations.gatewayEnv, 'NEW_SETTING'],
-      queues: ['nodes-light', 'nodes-heavy', 'assets', 'thumbnails'],
+      queues: ['nodes-light', 'nodes-heavy', 'assets', 'webhooks', 'thumbnails'],
     }).join('\n');
     expect(problems).toMatch(/NEW_SETTING is not wired/);
     expect(problems).toMatch(/no redis trigger on weft:thumbnails:wait/);

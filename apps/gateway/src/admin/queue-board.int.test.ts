@@ -47,7 +47,7 @@ test('with the admin token as Bearer or as the Basic password: the board and its
     .set('Authorization', basic('ops', TEST_ADMIN_TOKEN));
   expect(api.status).toBe(200);
   const names = (api.body as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
-  expect(names).toEqual(['assets', 'nodes-heavy', 'nodes-light']);
+  expect(names).toEqual(['assets', 'nodes-heavy', 'nodes-light', 'webhooks']);
 });
 
 test('board requests are measured under one route label', async () => {
