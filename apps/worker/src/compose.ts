@@ -183,6 +183,8 @@ export interface WebhookWorkerOptions {
   /** OUTBOUND_ALLOWED_HOSTS: what webhook URLs may reach despite the address rules. */
   outboundAllowList: readonly string[];
   concurrency: number;
+  /** A delivery whose worker died is attempted again by another after this long (WORKER_LOCK_DURATION_MS). */
+  lockDurationMs: number;
   /** Delays before each retry, in milliseconds. */
   retrySchedule: readonly number[];
   sweepIntervalMs: number;
@@ -206,6 +208,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     redisPrefix: options.redisPrefix,
     logger,
     concurrency: options.concurrency,
+    lockDurationMs: options.lockDurationMs,
     jobs,
     sweepIntervalMs: options.sweepIntervalMs,
     deps: {

@@ -106,6 +106,7 @@ async function main() {
     keyring: config.CREDENTIALS_KEY ? parseKeyring(config.CREDENTIALS_KEY) : undefined,
     outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    lockDurationMs: config.WORKER_LOCK_DURATION_MS,
     retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
     sweepIntervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
   });

@@ -31,6 +31,7 @@ export async function startTestWebhookWorker(gw: TestGateway, overrides: Partial
     keyring: gw.deps.webhookKeyring,
     outboundAllowList: settings.outboundAllowList,
     concurrency: settings.concurrency,
+    lockDurationMs: 30_000,
     retrySchedule: parseRetrySchedule(settings.retrySchedule),
     sweepIntervalMs: settings.sweepIntervalMs,
   });

@@ -18,6 +18,8 @@ export interface WebhookProcessorOptions {
   logger: Logger;
   /** Attempts made at once: a receiver that takes its full 15 s holds one, never the others. */
   concurrency: number;
+  /** A job not renewed for this long (its worker died) is taken over by another worker. */
+  lockDurationMs: number;
   deps: DeliveryDeps;
   jobs: WebhookJobProducer;
   /** How often the sweep runs, and how late a pending delivery must be for it to act. */
@@ -38,6 +40,8 @@ export function startWebhookProcessor(options: WebhookProcessorOptions): { close
     connection: options.connection,
     prefix: options.redisPrefix,
     concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
     runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
   });
   worker.on('error', (err) => logger.warn({ err: err.message }, 'webhook worker error'));
