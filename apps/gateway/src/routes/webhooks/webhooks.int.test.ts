@@ -182,6 +182,83 @@ test('every event of a run with a review, in the order the run went through them
   expect(got.map((r) => headersOf(r)['webhook-id']).sort()).toEqual(deliveries.map((d) => d.id).sort());
 });
 
+test('canceled, failed and unfunded runs report how they ended; app runs report as app runs', async () => {
+  const { apiKey, agentId } = await orgWithAgent(reviewFlow());
+  const { key } = (await get(apiKey, '/webhooks/secret')).body as { key: string };
+  const events = (path: string) =>
+    inOrder(receiver.on(path).map((r) => new Webhook(key).verify(r.body, headersOf(r)) as Event));
+  const all = ['start', 'node', 'review', 'completed'];
+
+  const parked = await startRun(apiKey, agentId, { webhook: receiver.url('/canceled'), webhook_events_filter: all }, [
+    { id: 'topic', value: 'tea' },
+  ]);
+  await pollRun(stack.gw, apiKey, `/runs/${parked.id}`, (r) => r.awaiting_human_review === true);
+  expect((await request(app()).delete(`/runs/${parked.id}`).set('X-Api-Key', apiKey)).status).toBe(204);
+  await settled(apiKey, parked.id, 7);
+  const canceled = events('/canceled');
+  expect(canceled.map((e) => e.type)).toEqual([
+    'run.start',
+    ...Array(4).fill('run.node'),
+    'run.review',
+    'run.completed',
+  ]);
+  expect(canceled.at(-1)!.data).toMatchObject({ status: 'canceled', failure_reason: 'canceled' });
+
+  const failing = await postAgent(app(), apiKey, {
+    flow: {
+      nodes: [
+        { id: 'text', type: 'text_input' },
+        { id: 'lines', type: 'text_split', inputs: { text: 'text' } },
+        { id: 'pick', type: 'list_selector', params: { index: 5 }, inputs: { list: 'lines' } },
+      ],
+      outputs: [],
+    },
+  });
+  const failed = await startRun(apiKey, failing.id, { webhook: receiver.url('/failed'), webhook_events_filter: all });
+  await settled(apiKey, failed.id, 5);
+  const failure = events('/failed');
+  expect(failure.map((e) => [e.type, e.data.node ? `${e.data.node.id}:${e.data.node.status}` : null])).toEqual([
+    ['run.start', null],
+    ['run.node', 'text:completed'],
+    ['run.node', 'lines:completed'],
+    ['run.node', 'pick:failed'],
+    ['run.completed', null],
+  ]);
+  expect(failure.at(-1)!.data).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
+
+  const costly = await postAgent(app(), apiKey, { estimated_cost: 1_000_000 });
+  const unfunded = await startRun(apiKey, costly.id, {
+    webhook: receiver.url('/unfunded'),
+    webhook_events_filter: all,
+  });
+  expect(unfunded.status).toBe('failed');
+  await settled(apiKey, unfunded.id, 2);
+  expect(events('/unfunded').map((e) => [e.type, e.data.status, e.data.failure_reason])).toEqual([
+    ['run.start', 'failed', 'insufficient_credits'],
+    ['run.completed', 'failed', 'insufficient_credits'],
+  ]);
+
+  const created = await post(apiKey, '/apps', {
+    name: 'Split',
+    description: 'd',
+    agent_id: (await postAgent(app(), apiKey)).id,
+    inputs: [{ id: 'text', type: 'text', name: 'Text', required: true }],
+    outputs: [{ id: 'first', type: 'text', description: 'The first line' }],
+  });
+  expect(created.status).toBe(201);
+  const appRun = await post(apiKey, '/app-runs', {
+    app_id: created.body.id,
+    inputs: [{ id: 'text', value: 'one\ntwo' }],
+    webhook: receiver.url('/app-run'),
+  });
+  expect(appRun.status).toBe(201);
+  await settled(apiKey, appRun.body.id as string, 1);
+  const [appEvent] = events('/app-run');
+  expect(appEvent!.data).toEqual((await get(apiKey, `/app-runs/${appRun.body.id}`)).body);
+  expect(appEvent!.data).toMatchObject({ app_id: created.body.id, status: 'completed' });
+  expect(appEvent!.data).not.toHaveProperty('agent_id');
+});
+
 test("an endpoint gets the events of every run of its organization, never another's; deleting it stops them", async () => {
   const a = await orgWithAgent();
   const b = await orgWithAgent();
