@@ -96,8 +96,7 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
 function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
   const c: Record<string, unknown[]> = {};
   const push = (name: string, value: unknown) => (c[name] ??= []).push(value);
-  for (const write of writes) {
-    const { run, settled, transition: t, startedAt } = write;
+  for (const { run, settled, transition: t, startedAt } of writes) {
     const done = t.completion;
     const own = settled[0];
     push('runIds', run.id);
@@ -111,7 +110,7 @@ function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
     push('costs', done ? done.cost : null);
     push('ownNodes', own?.nodeId ?? null);
     push('ownAttempts', own?.attempt ?? null);
-    for (const e of runEventsOf(write)) {
+    for (const e of runEventsOf({ run, settled, transition: t })) {
       push('wRuns', run.id);
       push('wEvents', e.event);
       push('wVersions', run.version + 1);
