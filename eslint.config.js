@@ -28,10 +28,11 @@ function workspaceDirs() {
 
 /**
  * Code that runs only in a checkout: it may use devDependencies, the workspace's
- * and the root's. Tests, their helpers, and bin shims that run the TypeScript
- * sources through tsx (the images run bundles instead).
+ * and the root's. Tests, their helpers, bin shims that run the TypeScript
+ * sources through tsx (the images run bundles instead), and a workspace's
+ * scripts (generators run by hand, such as the SDK's types).
  */
-const CHECKOUT_ONLY_CODE = ['**/*.test.ts', '**/src/testing/**', 'bin/**'];
+const CHECKOUT_ONLY_CODE = ['**/*.test.ts', '**/src/testing/**', 'bin/**', 'scripts/**'];
 
 /**
  * Construction of BullMQ Workers and Redis connections happens in the apps'
@@ -68,7 +69,15 @@ const constructionSites = [
 const threadWorkerSites = ['packages/media/src/trace-pool.ts', 'packages/media/src/one-shot-worker.ts'];
 
 module.exports = defineConfig([
-  globalIgnores(['**/node_modules/', 'packages/db/src/generated/', '.weft/', 'coverage/', 'dist/']),
+  globalIgnores([
+    '**/node_modules/',
+    'packages/db/src/generated/',
+    'packages/sdk/src/generated/',
+    '.weft/',
+    'coverage/',
+    // The bundles (npm run build) and the SDK's build (npm run sdk:build).
+    '**/dist/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
