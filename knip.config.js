@@ -7,8 +7,9 @@
 /** @type {import('knip').KnipConfig} */
 module.exports = {
   ignoreExportsUsedInFile: true,
-  // Programs found on PATH, or installed by @weft/devstack when missing.
-  ignoreBinaries: ['ffmpeg', 'ffprobe', 'kubectl', 'apt-get', 'useradd', 'openssl'],
+  // Programs found on PATH, or installed by @weft/devstack when missing; `script`
+  // (util-linux) gives the CLI's terminal tests a pseudo-terminal.
+  ignoreBinaries: ['ffmpeg', 'ffprobe', 'kubectl', 'apt-get', 'useradd', 'openssl', 'script'],
   workspaces: {
     '.': {
       // healthcheck.js is the images' HEALTHCHECK command.

@@ -7,6 +7,14 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   fetch?: FetchFn;
+  /**
+   * The terminal, when stdin and stderr are one: progress bars draw on its
+   * output (stderr, so that stdout stays the command's result) and review
+   * prompts read its input. Absent, commands neither draw nor ask.
+   */
+  terminal?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+  /** Aborted when the user interrupts (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** A failure to report on stderr with a non-zero exit, without a stack trace. */
@@ -21,6 +29,29 @@ export class CliError extends Error {
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+/** How `weft run` and `weft runs watch` exit: by how the run ended. */
+export const EXIT = {
+  completed: 0,
+  failed: 1,
+  canceled: 3,
+  /** A review waits and there is no terminal to ask (and no --approve-all). */
+  reviewPending: 4,
+  /** Ctrl-C: the command stopped following; the run goes on. */
+  interrupted: 130,
+} as const;
+
+/** A command that ends with a status of its own (not an error to print): runCli returns its code. */
+export class ExitStatus extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+    this.name = 'ExitStatus';
+  }
+}
+
+export function exitWith(code: number): void {
+  if (code !== 0) throw new ExitStatus(code);
+}
 
 /** Base URL of the gateway: --url, else WEFT_URL, else the local default. */
 export function gatewayUrl(opts: { url?: string }, env: CliIo['env']): string {

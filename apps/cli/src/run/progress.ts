@@ -1,0 +1,127 @@
+import { Presets, SingleBar } from 'cli-progress';
+import type { AnyRun, RunEvent } from '@weft/sdk';
+import type { CliIo } from '../io';
+
+// What `weft run` and `weft runs watch` show while a run goes: on a terminal a
+// progress bar with the node running and the elapsed time; elsewhere one line
+// per change on stderr; with --json nothing.
+
+export interface Progress {
+  event(event: RunEvent): void;
+  /** Prints a line above the bar (or as a line). */
+  note(text: string): void;
+  /** Around a prompt: the bar steps aside and comes back. */
+  pause(): void;
+  resume(): void;
+  stop(): void;
+}
+
+export type ProgressMode = 'bar' | 'lines' | 'quiet';
+
+export function createProgress(io: CliIo, mode: ProgressMode): Progress {
+  if (mode === 'bar' && io.terminal) return new BarProgress(io.terminal.output as NodeJS.WriteStream);
+  if (mode === 'quiet') return { event: () => undefined, note: () => undefined, pause: noop, resume: noop, stop: noop };
+  return new LineProgress(io);
+}
+
+const noop = () => undefined;
+
+/** The node to show: the one that changed last, while it runs or waits. */
+function nodeLabel(event: RunEvent, previous: string): string {
+  if (event.type === 'node') {
+    const { node_id: id, type, status } = event.node;
+    if (status === 'running') return `${id} (${type})`;
+    if (status === 'waiting_for_review') return `${id}: waiting for review`;
+    return previous;
+  }
+  if (event.type === 'end') return event.run.status;
+  return event.run.current_node ?? (event.run.awaiting_human_review ? 'waiting for review' : previous);
+}
+
+class BarProgress implements Progress {
+  private readonly bar: SingleBar;
+  private node = 'starting';
+  private value = 0;
+  private running = false;
+
+  constructor(private readonly output: NodeJS.WriteStream) {
+    this.bar = new SingleBar(
+      {
+        stream: output,
+        format: '{bar} {percentage}% | {node} | {duration_formatted}',
+        barsize: 30,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
+      Presets.shades_classic,
+    );
+    this.bar.start(100, 0, { node: this.node });
+    this.running = true;
+  }
+
+  event(event: RunEvent): void {
+    this.node = nodeLabel(event, this.node);
+    if (event.type !== 'node') this.value = Math.round(runProgress(event.run) * 100);
+    if (this.running) this.bar.update(this.value, { node: this.node });
+  }
+
+  note(text: string): void {
+    if (!this.running) return void this.output.write(`${text}\n`);
+    this.pause();
+    this.output.write(`${text}\n`);
+    this.resume();
+  }
+
+  pause(): void {
+    if (!this.running) return;
+    this.bar.stop();
+    this.running = false;
+  }
+
+  resume(): void {
+    if (this.running) return;
+    this.bar.start(100, this.value, { node: this.node });
+    this.running = true;
+  }
+
+  stop(): void {
+    if (this.running) this.bar.update(this.value, { node: this.node });
+    this.pause();
+  }
+}
+
+class LineProgress implements Progress {
+  private readonly started = Date.now();
+  private last = '';
+
+  constructor(private readonly io: CliIo) {}
+
+  event(event: RunEvent): void {
+    let line: string;
+    if (event.type === 'node') line = `node ${event.node.node_id} (${event.node.type}): ${event.node.status}`;
+    else if (event.type === 'end') line = `run ${event.run.id}: ${event.run.status}`;
+    else {
+      const percent = Math.round(runProgress(event.run) * 100);
+      const waiting = event.run.awaiting_human_review ? ', waiting for review' : '';
+      line = `run ${event.run.id}: ${event.run.status} ${percent}%${event.run.current_node ? ` (${event.run.current_node})` : ''}${waiting}`;
+    }
+    if (line === this.last) return;
+    this.last = line;
+    this.note(line);
+  }
+
+  note(text: string): void {
+    const seconds = Math.round((Date.now() - this.started) / 1000);
+    this.io.stderr(
+      `[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${text}\n`,
+    );
+  }
+
+  pause = noop;
+  resume = noop;
+  stop = noop;
+}
+
+function runProgress(run: AnyRun): number {
+  return run.status === 'completed' ? 1 : (run.progress ?? 0);
+}

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { waitFor } from '@weft/testing';
+import { toArray } from '@weft/sdk';
+import { flows, startCliStack, type CliStack } from '../testing/cli-stack';
+
+// `weft run` on a terminal: the installed command in a pseudo-terminal
+// (util-linux `script`), driven by keystrokes as a person would: the progress
+// bar, then the review prompt (retry, then edit the proposed prompt).
+
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'weft.js');
+const DOWN = '\x1b[B';
+const ENTER = '\r';
+
+let cli: CliStack;
+beforeAll(async () => {
+  cli = await startCliStack();
+});
+afterAll(() => cli?.close());
+
+/** `weft <args>` in a pseudo-terminal of 120 columns; its screen output accumulates in `screen()`. */
+function inTerminal(args: string[]) {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
+    env: { ...process.env, WEFT_URL: cli.url, WEFT_API_KEY: cli.apiKey, TERM: 'xterm' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return {
+    screen: () => output,
+    /** Waits until the screen shows `text` after what `since` was, and returns the new length. */
+    async waitFor(text: string | RegExp, since = 0) {
+      await waitFor(
+        `the terminal to show ${text}`,
+        () => {
+          const seen = output.slice(since);
+          return typeof text === 'string' ? seen.includes(text) : text.test(seen);
+        },
+        { timeoutMs: 20_000 },
+      );
+      return output.length;
+    },
+    type: (keys: string) => child.stdin.write(keys),
+    exited,
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+test('shows progress, asks the review in the terminal, and finishes with the edited prompt', async () => {
+  const agent = await cli.agent('Post idea (terminal)', flows.review());
+  const term = inTerminal(['run', 'Post idea (terminal)', '--input', 'topic=tea']);
+  try {
+    // The proposal, then the choices.
+    let at = await term.waitFor('Your decision');
+    expect(term.screen()).toMatch(/run \S+ of agent "Post idea \(terminal\)" started/);
+    expect(term.screen()).toMatch(/proposes these prompts:\s+1\. tea \/ friendly/);
+    expect(term.screen()).toMatch(/Approve as is[\s\S]*Edit the prompts[\s\S]*Retry[\s\S]*Decide later/);
+    // Retry: the third choice.
+    term.type(DOWN);
+    term.type(DOWN);
+    at = await term.waitFor(/❯ Retry/, at);
+    term.type(ENTER);
+    // A new proposal (the same text: nothing upstream can change), asked again; edit it this time.
+    at = await term.waitFor('Your decision', at);
+    term.type(DOWN);
+    at = await term.waitFor(/❯ Edit the prompts/, at);
+    term.type(ENTER);
+    await term.waitFor('Prompt 1', at);
+    term.type(', edited');
+    term.type(ENTER);
+    expect(await term.exited).toBe(0);
+  } finally {
+    term.kill();
+  }
+  expect(term.screen()).toMatch(/\d+% \| /); // the progress bar, with its node and elapsed time
+  expect(term.screen()).toContain('check: tea / friendly, edited');
+  const runs = (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agent.id);
+  expect(runs).toHaveLength(1);
+  expect(await cli.client.runs.get(runs[0]!.id)).toMatchObject({
+    status: 'completed',
+    results: [{ id: 'check', value: 'tea / friendly, edited' }],
+  });
+});
+
+test('"decide later" stops with exit status 4 and leaves the run waiting', async () => {
+  const agent = await cli.agent('Later (terminal)', flows.review());
+  const term = inTerminal(['run', agent.id, '--input', 'topic=later']);
+  try {
+    const at = await term.waitFor('Your decision');
+    term.type(DOWN.repeat(3));
+    await term.waitFor(/❯ Decide later/, at);
+    term.type(ENTER);
+    expect(await term.exited).toBe(4);
+  } finally {
+    term.kill();
+  }
+  expect(term.screen()).toMatch(/waits for review "check".*Decide it later/s);
+  const [run] = (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agent.id);
+  expect(run).toMatchObject({ status: 'in_progress', awaiting_human_review: true });
+});

@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pngBytes } from '@weft/gateway';
+import { toArray, type AnyRun } from '@weft/sdk';
+import { flows, startCliStack, type CliStack } from '../testing/cli-stack';
+
+// `weft run` and `weft runs watch` against the real gateway and workers, run
+// in-process without a terminal (the terminal's prompts: review-prompt.int.test.ts).
+
+let cli: CliStack;
+let tmp: string;
+
+beforeAll(async () => {
+  cli = await startCliStack();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-cli-run-'));
+});
+afterAll(async () => {
+  await cli?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('runs an agent by name and prints its results; --json prints the final run', async () => {
+  await cli.agent('Lines', flows.split());
+  const plain = await cli.weft(['run', 'Lines', '--input', 'text=alpha\nbeta']);
+  expect(plain.stderr).toMatch(/run \S+ of agent "Lines" started/);
+  expect(plain.stderr).toMatch(/run \S+: completed/);
+  expect(plain.stdout).toBe('first: alpha\n');
+  expect(plain.code).toBe(0);
+
+  const json = await cli.weft(['run', 'Lines', '--input', 'text=gamma', '--json']);
+  expect(json.code).toBe(0);
+  expect(json.stderr).toBe('');
+  expect(json.json<{ run: AnyRun }>().run).toMatchObject({
+    status: 'completed',
+    results: [{ id: 'first', value: 'gamma' }],
+  });
+});
+
+test('uploads @file inputs and downloads the outputs into --out', async () => {
+  const agent = await cli.agent('Crop', flows.square());
+  const photo = path.join(tmp, 'photo.png');
+  fs.writeFileSync(photo, await pngBytes(60, 30));
+  const out = path.join(tmp, 'out');
+  const res = await cli.weft(['run', agent.id, '--input', `photo=@${photo}`, '--out', out, '--json']);
+  expect(res.code).toBe(0);
+  const { run, downloads } = res.json<{ run: AnyRun; downloads: { output: string; path: string }[] }>();
+  expect(run.inputs).toEqual([{ id: 'photo', value: { asset_ids: [expect.any(String)] } }]);
+  expect(downloads).toEqual([
+    { output: 'square', asset_id: (run.results[0]!.value as string[])[0], path: expect.any(String) },
+  ]);
+  expect(path.dirname(downloads[0]!.path)).toBe(out);
+  const written = fs.readFileSync(downloads[0]!.path);
+  expect([written.readUInt32BE(16), written.readUInt32BE(20)]).toEqual([30, 30]);
+});
+
+test('the same command again follows the run it started; --new starts another', async () => {
+  const agent = await cli.agent('Once', flows.split());
+  const args = ['run', agent.id, '--input', 'text=one\ntwo'];
+  const first = await cli.weft(args);
+  const again = await cli.weft(args);
+  expect(again.stderr).toMatch(/following run \S+, which this command started before/);
+  expect(again.stdout).toBe(first.stdout);
+  expect(await countRuns(agent.id)).toBe(1);
+
+  const other = await cli.weft([...args.slice(0, 2), '--input', 'text=one\nthree']);
+  expect(other.stderr).toMatch(/started/);
+  const fresh = await cli.weft([...args, '--new']);
+  expect(fresh.stderr).toMatch(/started/);
+  expect(await countRuns(agent.id)).toBe(3);
+});
+
+test('a review without a terminal stops with exit status 4 and says how to decide it; --approve-all approves', async () => {
+  const agent = await cli.agent('Reviewed', flows.review());
+  const stopped = await cli.weft(['run', agent.id, '--input', 'topic=tea']);
+  expect(stopped.code).toBe(4);
+  expect(stopped.stderr).toMatch(/waits for review "check".*weft runs watch/s);
+  const [waiting] = (await toArray(cli.client.runs.list({ status: 'in_progress' }))).filter(
+    (r) => r.agent_id === agent.id,
+  );
+  expect(waiting).toMatchObject({ awaiting_human_review: true });
+
+  // Watching it again with --approve-all decides it and ends with the run.
+  const watched = await cli.weft(['runs', 'watch', waiting!.id, '--approve-all']);
+  expect(watched.code).toBe(0);
+  expect(watched.stdout).toBe('check: tea / friendly\n');
+
+  const json = await cli.weft([
+    'run',
+    agent.id,
+    '--input',
+    'topic=coffee',
+    '--input',
+    'tone=formal',
+    '--json',
+    '--approve-all',
+  ]);
+  expect(json.code).toBe(0);
+  expect(json.json<{ run: AnyRun }>().run.results[0]).toMatchObject({ value: 'coffee / formal' });
+});
+
+test('exit status says how the run ended: 1 failed, 3 canceled', async () => {
+  const costly = await cli.agent('Costly', flows.split(), { estimated_cost: 100_000 });
+  const failed = await cli.weft(['run', costly.id, '--input', 'text=x']);
+  expect(failed.code).toBe(1);
+  expect(failed.stderr).toMatch(/failed \(insufficient_credits\)/);
+
+  const agent = await cli.agent('Canceled', flows.review());
+  const started = await cli.client.run(agent.id, { topic: 'x' }, { wait: false });
+  const cancel = await cli.weft(['runs', 'cancel', started.id]);
+  expect(cancel.json()).toEqual({ id: started.id, canceled: true });
+  const watched = await cli.weft(['runs', 'watch', started.id, '--json']);
+  expect(watched.code).toBe(3);
+  expect(watched.json<{ run: AnyRun }>().run.status).toBe('canceled');
+  const again = await cli.weft(['runs', 'cancel', started.id]);
+  expect(again.code).toBe(3);
+  expect(again.json()).toEqual({ id: started.id, canceled: false, status: 'canceled' });
+});
+
+test('reports what it cannot do without a stack trace', async () => {
+  const missing = await cli.weft(['run', 'No such thing']);
+  expect(missing).toMatchObject({
+    code: 1,
+    stderr: 'error: No agent or app named "No such thing" is visible to this organization\n',
+  });
+  const badInput = await cli.weft(['run', 'Lines', '--input', 'photo=@/nonexistent.png']);
+  expect(badInput.code).toBe(1);
+  expect(badInput.stderr).toMatch(/photo=@\/nonexistent\.png: no such file/);
+  const noKey = await cli.weft(['runs', 'list'], { WEFT_API_KEY: undefined });
+  expect(noKey.stderr).toMatch(/An API key is required/);
+  const refused = await cli.weft(['run', 'Lines', '--input', 'nope=x']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/^error: POST \/runs failed with 422: body\.inputs/);
+});
+
+async function countRuns(agentId: string): Promise<number> {
+  return (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agentId).length;
+}
