@@ -43,26 +43,38 @@ class BarProgress implements Progress {
   private node = 'starting';
   private value = 0;
   private running = false;
+  // The bar's own clock restarts with it after each prompt; this one counts from the command's start.
+  private readonly started = Date.now();
+  private readonly ticker: NodeJS.Timeout;
 
   constructor(private readonly output: NodeJS.WriteStream) {
     this.bar = new SingleBar(
       {
         stream: output,
-        format: '{bar} {percentage}% | {node} | {duration_formatted}',
+        format: '{bar} {percentage}% | {node} | {elapsed}',
         barsize: 30,
         hideCursor: true,
         clearOnComplete: false,
       },
       Presets.shades_classic,
     );
-    this.bar.start(100, 0, { node: this.node });
+    this.bar.start(100, 0, this.payload());
     this.running = true;
+    this.ticker = setInterval(() => this.render(), 1000).unref();
   }
 
   event(event: RunEvent): void {
     this.node = nodeLabel(event, this.node);
     if (event.type !== 'node') this.value = Math.round(runProgress(event.run) * 100);
-    if (this.running) this.bar.update(this.value, { node: this.node });
+    this.render();
+  }
+
+  private render(): void {
+    if (this.running) this.bar.update(this.value, this.payload());
+  }
+
+  private payload() {
+    return { node: this.node, elapsed: elapsed(Date.now() - this.started) };
   }
 
   note(text: string): void {
@@ -80,12 +92,13 @@ class BarProgress implements Progress {
 
   resume(): void {
     if (this.running) return;
-    this.bar.start(100, this.value, { node: this.node });
+    this.bar.start(100, this.value, this.payload());
     this.running = true;
   }
 
   stop(): void {
-    if (this.running) this.bar.update(this.value, { node: this.node });
+    clearInterval(this.ticker);
+    this.render();
     this.pause();
   }
 }
@@ -120,6 +133,14 @@ class LineProgress implements Progress {
   pause = noop;
   resume = noop;
   stop = noop;
+}
+
+/** mm:ss (h:mm:ss past an hour). */
+function elapsed(ms: number): string {
+  const total = Math.floor(ms / 1000);
+  const mm = String(Math.floor((total % 3600) / 60)).padStart(2, '0');
+  const ss = String(total % 60).padStart(2, '0');
+  return total >= 3600 ? `${Math.floor(total / 3600)}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
 function runProgress(run: AnyRun): number {

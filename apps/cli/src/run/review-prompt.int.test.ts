@@ -75,7 +75,7 @@ test('shows progress, asks the review in the terminal, and finishes with the edi
   } finally {
     term.kill();
   }
-  expect(term.screen()).toMatch(/\d+% \| /); // the progress bar, with its node and elapsed time
+  expect(term.screen()).toMatch(/\d+% \| waiting for review \| \d\d:\d\d/); // the bar: progress, node, elapsed time
   expect(term.screen()).toContain('check: tea / friendly, edited');
   const runs = (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agent.id);
   expect(runs).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { checkbox, input, select } from '@inquirer/prompts';
-import type { AnyRun, PendingReview, ReviewDecision } from '@weft/sdk';
+import type { AnyRun, PendingReview, ReviewDecision, WeftClient } from '@weft/sdk';
 import type { CliIo } from '../io';
 
 // A review decided in the terminal: the proposal shown, then approve it as it
@@ -10,6 +10,7 @@ export type ReviewAnswer = ReviewDecision | { decision: 'later' };
 
 export async function askReview(
   io: CliIo,
+  client: WeftClient,
   review: PendingReview,
   run: AnyRun,
   signal?: AbortSignal,
@@ -19,9 +20,11 @@ export async function askReview(
   const proposal = review.proposed_output;
   const items = 'prompts' in proposal ? proposal.prompts : proposal.asset_ids;
   const isText = 'prompts' in proposal;
+  // Assets are shown with a link a browser opens without credentials (time-limited).
+  const shown = isText ? items : await Promise.all(items.map((id) => describeAsset(client, id, signal)));
   terminal.output.write(
     `\nReview "${review.node_id}" of run ${run.id} proposes ${isText ? 'these prompts' : 'these assets'}:\n` +
-      items.map((item, i) => `  ${i + 1}. ${item}`).join('\n') +
+      shown.map((item, i) => `  ${i + 1}. ${item}`).join('\n') +
       '\n',
   );
   const choice = await select(
@@ -52,10 +55,19 @@ export async function askReview(
   const kept = await checkbox(
     {
       message: 'Keep',
-      choices: items.map((item) => ({ name: item, value: item, checked: true })),
+      choices: items.map((item, i) => ({ name: shown[i]!, value: item, checked: true })),
       validate: (chosen) => chosen.length > 0 || 'Keep at least one',
     },
     context,
   );
   return { decision: 'approve', output: isText ? { prompts: kept } : { asset_ids: kept } };
+}
+
+async function describeAsset(client: WeftClient, assetId: string, signal?: AbortSignal): Promise<string> {
+  try {
+    const asset = await client.assets.get(assetId, { signal });
+    return `${assetId} (${asset.media_type}, ${asset.media_extension}) ${asset.large_url ?? asset.url}`;
+  } catch {
+    return assetId;
+  }
 }

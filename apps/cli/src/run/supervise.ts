@@ -51,7 +51,7 @@ export async function superviseRun(
       return undefined;
     }
     progress.pause();
-    const answer = await askReview(io, review, run, controller.signal);
+    const answer = await askReview(io, client, review, run, controller.signal);
     progress.resume();
     if (answer.decision === 'later') {
       controller.abort(new Stop('later', run, review));
