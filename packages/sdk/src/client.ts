@@ -92,6 +92,9 @@ export class WeftClient {
   constructor(options: WeftClientOptions = {}) {
     const env = typeof process === 'object' ? process.env : {};
     const baseUrl = (options.baseUrl ?? env.WEFT_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+      throw new WeftError(`The base URL must be an http:// or https:// URL, got "${baseUrl}"`);
+    }
     const apiKey = options.apiKey ?? (options.token ? undefined : env.WEFT_API_KEY);
     const headers: Record<string, string> = {};
     if (apiKey) headers['x-api-key'] = apiKey;

@@ -136,3 +136,9 @@ test('parseRetryAfter reads seconds and HTTP dates; backoff stays under its ceil
   expect(backoffDelay(20, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs);
   expect(backoffDelay(3, DEFAULT_RETRY, () => 0.5)).toBe(1000);
 });
+
+test('a base URL that is not http(s) is refused at once', () => {
+  expect(() => new WeftClient({ baseUrl: 'localhost:8080', apiKey: 'k' })).toThrow(
+    /must be an http:\/\/ or https:\/\/ URL/,
+  );
+});

@@ -88,7 +88,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
               progress.note(
                 created
                   ? `run ${run.id} of ${target.kind} "${target.name}" started`
-                  : `following run ${run.id}, which this command started before (--new starts another)`,
+                  : `following run ${run.id}, started before with the same external_id (--new starts another)`,
               ),
           }),
       );

@@ -85,6 +85,32 @@ test('shows progress, asks the review in the terminal, and finishes with the edi
   });
 });
 
+test('keeps the subset of a proposal the reviewer ticks', async () => {
+  const agent = await cli.agent('Lines (terminal)', flows.reviewLines());
+  const term = inTerminal(['run', agent.id, '--input', 'text=alpha\nbeta\ngamma', '--json']);
+  // --json: no prompt even on a terminal; the command stops for the review.
+  expect(await term.exited).toBe(4);
+  const [parked] = (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agent.id);
+
+  const watch = inTerminal(['runs', 'watch', parked!.id]);
+  try {
+    let at = await watch.waitFor('Your decision');
+    expect(watch.screen()).toMatch(/1\. alpha\s+2\. beta\s+3\. gamma/);
+    watch.type(DOWN.repeat(2));
+    at = await watch.waitFor(/❯ Keep a subset/, at);
+    watch.type(ENTER);
+    at = await watch.waitFor('Keep', at);
+    watch.type(DOWN); // to beta
+    watch.type(' '); // untick it
+    await watch.waitFor(/◯ beta/, at);
+    watch.type(ENTER);
+    expect(await watch.exited).toBe(0);
+  } finally {
+    watch.kill();
+  }
+  expect(watch.screen()).toContain('check: ["alpha","gamma"]');
+});
+
 test('"decide later" stops with exit status 4 and leaves the run waiting', async () => {
   const agent = await cli.agent('Later (terminal)', flows.review());
   const term = inTerminal(['run', agent.id, '--input', 'topic=later']);

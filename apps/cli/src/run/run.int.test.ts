@@ -59,7 +59,7 @@ test('the same command again follows the run it started; --new starts another', 
   const args = ['run', agent.id, '--input', 'text=one\ntwo'];
   const first = await cli.weft(args);
   const again = await cli.weft(args);
-  expect(again.stderr).toMatch(/following run \S+, which this command started before/);
+  expect(again.stderr).toMatch(/following run \S+, started before with the same external_id/);
   expect(again.stdout).toBe(first.stdout);
   expect(await countRuns(agent.id)).toBe(1);
 

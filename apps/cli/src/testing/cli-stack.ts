@@ -74,6 +74,15 @@ export const flows = {
     ],
     outputs: [{ id: 'check', type: 'text', description: 'Approved prompt' }],
   }),
+  /** The lines of a text, reviewed: a proposal of several prompts. */
+  reviewLines: (): Flow => ({
+    nodes: [
+      { id: 'text', type: 'text_input', description: 'Lines', required: true },
+      { id: 'lines', type: 'text_split', inputs: { text: 'text' } },
+      { id: 'check', type: 'human_review', inputs: { value: 'lines' } },
+    ],
+    outputs: [{ id: 'check', type: 'data', description: 'The lines kept' }],
+  }),
   square: (): Flow => ({
     nodes: [
       { id: 'photo', type: 'image_input', description: 'The image', required: true },
