@@ -62,7 +62,10 @@ export async function superviseRun(
 
   let final: AnyRun;
   try {
-    final = await follow({ onEvent: (e) => progress.event(e), onReview, signal: controller.signal }, progress);
+    final = await follow(
+      { onEvent: progressOf(client, progress, controller.signal), onReview, signal: controller.signal },
+      progress,
+    );
   } catch (err) {
     progress.stop();
     const reason = controller.signal.reason as unknown;
@@ -80,6 +83,29 @@ export async function superviseRun(
   report(io, options, final, downloads);
   if (final.status === 'completed') return EXIT.completed;
   return final.status === 'canceled' ? EXIT.canceled : EXIT.failed;
+}
+
+/**
+ * Shows each event. An event stream reports the run's progress only in its
+ * `run` events (the first of each connection), and then node by node: when a
+ * node settles, the run is read again (at most once a second) for its progress.
+ */
+function progressOf(client: WeftClient, progress: Progress, signal: AbortSignal): WaitOptions['onEvent'] {
+  let current: AnyRun | undefined;
+  let lastRead = 0;
+  return async (event) => {
+    progress.event(event);
+    if (event.type !== 'node') {
+      current = event.run;
+      return;
+    }
+    const settled = !['running', 'waiting_for_review', 'pending'].includes(event.node.status);
+    if (!current || !settled || Date.now() - lastRead < 1000) return;
+    lastRead = Date.now();
+    const runs = 'app_id' in current ? client.appRuns : client.runs;
+    const run = await runs.get(current.id, { signal });
+    if (run.status === 'in_progress') progress.event({ type: 'run', run });
+  };
 }
 
 function stopped(io: CliIo, options: SuperviseOptions, stop: Stop): number {

@@ -1,6 +1,5 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { startLoopbackServer } from '@weft/testing';
 
 /** A request as the loopback server saw it. */
 export interface Seen {
@@ -18,42 +17,26 @@ export interface Loopback {
 }
 
 /**
- * An HTTP server on 127.0.0.1 that answers with `handle`: it stands in for a
- * gateway answer the real one cannot be made to give on demand (a 429 now, a
- * 503, a broken connection, an event stream route not merged yet).
+ * An HTTP server on 127.0.0.1 that answers with `handle`, recording each
+ * request: it stands in for a gateway answer the real one cannot be made to
+ * give on demand (a 429 now, a 503, a broken connection, an event stream).
  */
 export async function startLoopback(
-  handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void | Promise<void>,
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => unknown,
 ): Promise<Loopback> {
   const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const entry = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-        at: performance.now(),
-      };
-      seen.push(entry);
-      void Promise.resolve(handle(req, res, entry)).catch((err: Error) => {
-        res.statusCode = 500;
-        res.end(JSON.stringify({ detail: err.message }));
-      });
-    });
+  const server = await startLoopbackServer((req, res, body) => {
+    const entry = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: body.toString(),
+      at: performance.now(),
+    };
+    seen.push(entry);
+    return handle(req, res, entry);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return { url: server.origin, seen, close: () => server.close() };
 }
 
 export function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
