@@ -216,6 +216,24 @@ describe('cancel', () => {
     await expect(run).rejects.toThrow('stop');
     expect(await sdk.client.runs.get(runId)).toMatchObject({ status: 'in_progress', awaiting_human_review: true });
   });
+
+  it('with cancelOnAbort, aborting the wait cancels the run too', async () => {
+    const agent = await createAgent(sdk.client, 'Abort and cancel', flows.review());
+    const controller = new AbortController();
+    let runId = '';
+    const run = sdk.client.run(
+      agent.id,
+      { topic: 'z' },
+      {
+        signal: controller.signal,
+        cancelOnAbort: true,
+        onCreated: (r) => void (runId = r.id),
+        onReview: () => void controller.abort(new Error('stop')),
+      },
+    );
+    await expect(run).rejects.toThrow('stop');
+    expect(await sdk.client.runs.get(runId)).toMatchObject({ status: 'canceled' });
+  });
 });
 
 describe('lists', () => {
@@ -229,6 +247,10 @@ describe('lists', () => {
     expect(listed.map((r) => r.id)).toEqual([...ids].reverse());
     const agents = await toArray(client.agents.list({ limit: 1 }));
     expect(agents.map((a) => a.id)).toEqual([agent.id]);
+    // The short lists answer whole, through the same iterators.
+    expect(await toArray(client.nodeRoutes.list())).toEqual([]);
+    expect((await toArray(client.nodeTypes.list())).map((t) => t.type)).toContain('text_split');
+    expect(await toArray(client.credentials.list())).toEqual([]);
   });
 
   it('lists apps and app runs, and runs an app by name', async () => {

@@ -22,6 +22,7 @@ import type {
   ListAgentsQuery,
   ListAppsQuery,
   ListAssetsQuery,
+  ChosenNodeRoute,
   NodeTypeInfo,
   PendingReview,
   ReviewOutput,
@@ -162,6 +163,16 @@ export class WeftClient {
     list: (options: { signal?: AbortSignal } = {}): AsyncGenerator<Credential> =>
       paginate(async () => ({
         ...(await unwrap('GET', this.api.GET('/credentials', { signal: options.signal }))),
+        has_more: false,
+        next_cursor: null,
+      })),
+  };
+
+  readonly nodeRoutes = {
+    /** The organization's choices of provider per node type. */
+    list: (options: { signal?: AbortSignal } = {}): AsyncGenerator<ChosenNodeRoute> =>
+      paginate(async () => ({
+        ...(await unwrap('GET', this.api.GET('/node-routes', { signal: options.signal }))),
         has_more: false,
         next_cursor: null,
       })),

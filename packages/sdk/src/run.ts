@@ -20,6 +20,8 @@ export interface RunOptions extends WaitOptions {
   onCreated?: (run: AnyRun, info: { created: boolean; target: Target }) => void | Promise<void>;
   /** False: resolve as soon as the run is created, without following it. */
   wait?: boolean;
+  /** True: aborting `signal` also cancels the run (by default it only stops the wait). */
+  cancelOnAbort?: boolean;
 }
 
 /** The agent or app a run is for. */
@@ -52,7 +54,12 @@ export async function runVerb(
       : await client.runs.create({ agent_id: target.id, ...common }, { signal });
   await options.onCreated?.(run, { created, target });
   if (options.wait === false) return run;
-  return client.wait(run, options);
+  try {
+    return await client.wait(run, options);
+  } catch (err) {
+    if (options.cancelOnAbort && signal?.aborted) await client.cancel(run);
+    throw err;
+  }
 }
 
 /**

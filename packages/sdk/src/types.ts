@@ -23,6 +23,7 @@ export type AssetSummary = Schemas['AssetSummary'];
 export type AssetVisibility = Schemas['AssetVisibility'];
 export type Credential = Schemas['Credential'];
 export type NodeTypeInfo = Schemas['NodeTypeInfo'];
+export type ChosenNodeRoute = Schemas['ChosenNodeRoute'];
 
 type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
   ? Omit<NonNullable<Q>, 'cursor'>
