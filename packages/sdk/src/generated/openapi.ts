@@ -83,7 +83,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-seal every credential under the newest CREDENTIALS_KEY version (key rotation) */
+        /** Re-seal every credential and webhook secret under the newest CREDENTIALS_KEY version (key rotation) */
         post: {
             parameters: {
                 query?: never;
@@ -93,7 +93,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description How many credentials were sealed under an older version */
+                /** @description How many credentials and webhook secrets were sealed under an older version */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1834,6 +1834,145 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app-runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow an app run live (Server-Sent Events) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The id of the last event received, when reconnecting: the stream then starts with the current record (`run`) and sends every change after that event, none before it. Empty or absent: from the start. */
+                    "Last-Event-ID"?: string;
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting) and one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Run not found or not accessible */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4919,6 +5058,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow an agent run live (Server-Sent Events) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The id of the last event received, when reconnecting: the stream then starts with the current record (`run`) and sends every change after that event, none before it. Empty or absent: from the start. */
+                    "Last-Event-ID"?: string;
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting) and one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Run not found or not accessible */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/{run_id}/reviews/{review_id}": {
         parameters: {
             query?: never;
@@ -5099,6 +5377,1190 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's deliveries (endpoints' and runs' own webhooks'), newest first, with every attempt */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Only this run's deliveries. */
+                    run_id?: string;
+                    status?: "pending" | "succeeded" | "failed";
+                };
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CursorPage_WebhookDelivery"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a delivery with every attempt */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such delivery in the organization */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{delivery_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed (or succeeded) delivery again, same id and body, with a whole retry schedule */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Pending again: the next attempt is made at once */
+                202: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such delivery in the organization */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Still pending: it will be tried again anyway */
+                409: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's webhook endpoints, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of endpoints (never their secrets) */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CursorPage_WebhookEndpoint"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register a URL that receives the events of every run the organization starts from now on */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description JSON; objects and arrays nest at most 64 levels deep (422 json_too_deep beyond). */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpoint"];
+                };
+            };
+            responses: {
+                /** @description Registered; `secret` is shown only here */
+                201: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not JSON: send Content-Type: application/json */
+                415: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The deployment has no CREDENTIALS_KEY: it signs no webhooks */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint (never its secret) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    endpoint_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such endpoint in the organization */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint: its pending deliveries are never attempted again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    endpoint_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted, with its deliveries */
+                204: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such endpoint in the organization */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first, with every attempt */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Only this run's deliveries. */
+                    run_id?: string;
+                    status?: "pending" | "succeeded" | "failed";
+                };
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    endpoint_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CursorPage_WebhookDelivery"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such endpoint in the organization */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secret runs' own webhooks (POST /runs `webhook`) are signed with */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organization's signing secret */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookSecret"];
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The deployment has no CREDENTIALS_KEY: it signs no webhooks */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5371,6 +6833,13 @@ export interface components {
             external_id?: string;
             /** @default [] */
             inputs: components["schemas"]["RunInput"][];
+            /**
+             * Format: uri
+             * @description A URL that receives this run's events (docs/api.md#webhooks), signed with the organization's secret (`GET /webhooks/secret`).
+             */
+            webhook?: string;
+            /** @description The events the `webhook` receives; default `["completed"]`. Only with `webhook`. */
+            webhook_events_filter?: components["schemas"]["WebhookEvent"][];
         };
         CreateCredential: {
             /**
@@ -5385,6 +6854,10 @@ export interface components {
             secret: string;
             settings?: components["schemas"]["S3CredentialSettings"];
         };
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The `whsec_...` secret its deliveries are signed with. Shown only in this answer. */
+            secret: string;
+        };
         CreateOrganization: {
             /** @default 0 */
             credits: number;
@@ -5396,6 +6869,22 @@ export interface components {
             external_id?: string;
             /** @default [] */
             inputs: components["schemas"]["RunInput"][];
+            /**
+             * Format: uri
+             * @description A URL that receives this run's events (docs/api.md#webhooks), signed with the organization's secret (`GET /webhooks/secret`).
+             */
+            webhook?: string;
+            /** @description The events the `webhook` receives; default `["completed"]`. Only with `webhook`. */
+            webhook_events_filter?: components["schemas"]["WebhookEvent"][];
+        };
+        CreateWebhookEndpoint: {
+            /** @description The events it receives, from every run of the organization. */
+            events: components["schemas"]["WebhookEvent"][];
+            /**
+             * Format: uri
+             * @description Where events are POSTed: http or https; the outbound address rules apply when it is called.
+             */
+            url: string;
         };
         Credential: {
             base_url: string | null;
@@ -5438,6 +6927,16 @@ export interface components {
         };
         CursorPage_RunSummary: {
             data: components["schemas"]["RunSummary"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        CursorPage_WebhookDelivery: {
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        CursorPage_WebhookEndpoint: {
+            data: components["schemas"]["WebhookEndpoint"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -5532,6 +7031,11 @@ export interface components {
             model?: string;
             provider: string;
         };
+        /**
+         * @description `pending` (waiting for its upstream nodes), `running` (queued or executing), `waiting_review` (its proposal waits for a review decision), `completed`, `skipped` (on a route not taken), `failed`, `canceled`.
+         * @enum {string}
+         */
+        NodeStatus: "pending" | "running" | "waiting_review" | "completed" | "failed" | "canceled" | "skipped";
         /** @enum {string} */
         NodeType: "text_input" | "image_input" | "file_input" | "video_input" | "audio_input" | "brand_system_input" | "llm" | "image_generation" | "video_generation" | "text_to_speech" | "screen_mockup" | "remove_background" | "upscale" | "upscale_video" | "video_background_removal" | "extract_video_frame" | "image_generation_lora" | "change_aspect_ratio" | "socialads_extractor" | "image_edit" | "vectorize" | "image_erase" | "professionalnetwork_ads_extractor" | "photosocial_posts_extractor" | "professionalnetwork_posts_extractor" | "human_review" | "match_brand_colors" | "shortvideo_extractor" | "add_logo" | "video_subtitle" | "video_concat" | "video_add_sound" | "generic_provider" | "comment" | "group" | "composer" | "cloudstorage_find_file" | "cloudstorage_upload_file" | "prompt_concatenate" | "text_split" | "list_selector" | "video_edit" | "router" | "camera_angle" | "rename_asset" | "music_generation" | "merge_audio_video" | "trim_speed" | "extract_audio" | "remove_audio" | "isolate_sound" | "clone_voice" | "translate_audio" | "translate_video" | "transcribe";
         NodeTypeInfo: {
@@ -5653,6 +7157,21 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The data of a `node` event of a run's event stream (GET /runs/{run_id}/events): a node's state. */
+        RunNodeEvent: {
+            /** Format: date-time */
+            completed_at: string | null;
+            /** @description Credits the node has cost so far. */
+            cost: number;
+            /** @description Why the node failed; null unless it did. */
+            error: string | null;
+            /** @description The node of the flow. */
+            node_id: string;
+            /** Format: date-time */
+            started_at: string | null;
+            status: components["schemas"]["NodeStatus"];
+            type: components["schemas"]["NodeType"];
+        };
         RunResult: {
             description?: string | null;
             id: string;
@@ -5705,6 +7224,63 @@ export interface components {
             /** @description Display name; the uploaded part name otherwise. */
             filename?: string;
             visibility?: components["schemas"]["AssetVisibility"] & unknown;
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description Counted from 1. */
+            attempt: number;
+            duration_ms: number;
+            /** @description Why the attempt failed, when the receiver did not say 2xx. */
+            error: string | null;
+            /** @description The receiver's status; null without an answer. */
+            status_code: number | null;
+        };
+        WebhookDelivery: {
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Null for a run's own webhook.
+             */
+            endpoint_id: string | null;
+            event: components["schemas"]["WebhookEvent"];
+            /**
+             * Format: uuid
+             * @description The `webhook-id` header of every attempt: de-duplicate by it.
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once settled.
+             */
+            next_attempt_at: string | null;
+            /** Format: uuid */
+            run_id: string;
+            /**
+             * @description `pending` until an attempt gets a 2xx (`succeeded`) or the retries run out (`failed`).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            url: string;
+        };
+        WebhookEndpoint: {
+            /** Format: date-time */
+            created_at: string;
+            events: components["schemas"]["WebhookEvent"][];
+            /** Format: uuid */
+            id: string;
+            url: string;
+        };
+        /**
+         * @description `start`: the run was created. `node`: a node settled (completed, failed, skipped, or waiting for review). `review`: the run waits for a human review. `completed`: the run ended (completed, failed or canceled).
+         * @enum {string}
+         */
+        WebhookEvent: "start" | "node" | "review" | "completed";
+        WebhookSecret: {
+            /** @description The `whsec_...` secret runs' own webhooks are signed with. */
+            key: string;
         };
     };
     responses: never;
