@@ -77,7 +77,8 @@ describe('run', () => {
       results: [{ id: 'first', type: 'text', value: 'first' }],
     });
     expect(events[0]!.type).toBe('run');
-    expect(events.at(-1)).toEqual({ type: 'end', run });
+    // Followed through the gateway's event stream, whose events carry ids (polling's have none).
+    expect(events.at(-1)).toEqual({ type: 'end', run, id: expect.any(String) });
   });
 
   it('uploads file inputs first and downloads the output to a directory', async () => {
