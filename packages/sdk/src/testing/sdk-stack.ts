@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { startRunStack, type RunStack } from '@weft/gateway';
+import { clientFlows, startRunStack, type RunStack } from '@weft/gateway';
 import { WeftClient, type WeftClientOptions } from '../client';
 import type { components } from '../generated/openapi';
 
@@ -43,32 +43,5 @@ export async function createAgent(client: WeftClient, name: string, flow: Flow):
   return data;
 }
 
-export const flows = {
-  /** Text in, its lines out. */
-  split: (): Flow => ({
-    nodes: [
-      { id: 'text', type: 'text_input', description: 'Lines', required: true },
-      { id: 'lines', type: 'text_split', inputs: { text: 'text' } },
-      { id: 'first', type: 'list_selector', params: { index: 0 }, inputs: { list: 'lines' } },
-    ],
-    outputs: [{ id: 'first', type: 'text', description: 'The first line' }],
-  }),
-  /** A topic and a tone joined, then a review. */
-  review: (): Flow => ({
-    nodes: [
-      { id: 'topic', type: 'text_input', description: 'Topic', required: true },
-      { id: 'tone', type: 'text_input', description: 'Tone', required: false, params: { default: 'friendly' } },
-      { id: 'join', type: 'prompt_concatenate', params: { separator: ' / ' }, inputs: { parts: ['topic', 'tone'] } },
-      { id: 'check', type: 'human_review', inputs: { value: 'join' } },
-    ],
-    outputs: [{ id: 'check', type: 'text', description: 'Approved prompt' }],
-  }),
-  /** An image cropped square: a run that produces a file. */
-  square: (): Flow => ({
-    nodes: [
-      { id: 'photo', type: 'image_input', description: 'The image', required: true },
-      { id: 'square', type: 'change_aspect_ratio', params: { aspect_ratio: '1:1' }, inputs: { image: 'photo' } },
-    ],
-    outputs: [{ id: 'square', type: 'images', description: '1:1 crop' }],
-  }),
-};
+/** The flows the clients' tests publish as agents. */
+export const flows = clientFlows;
