@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
+import { startDelayProvider } from './lib/delay-provider';
 import { freePort, loadAverage, postJson, sleep, startTs, stopChild, waitFor } from './lib/proc';
 import { createOrg, startBenchGateway, startBenchStack } from './lib/stack';
 
@@ -35,36 +34,6 @@ interface Figures {
   flood: Latency;
 }
 
-/** The stand-in provider: answers POST /delay?ms=N after N ms, and counts the requests being answered. */
-async function startProvider() {
-  let active = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? 10);
-      active++;
-      const timer = setTimeout(
-        () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"type":"text","value":"ok"}'),
-        ms,
-      );
-      res.on('close', () => {
-        clearTimeout(timer);
-        active--;
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: (ms: number) => `http://127.0.0.1:${port}/delay?ms=${ms}`,
-    active: () => active,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 const providerFlow = (url: string) => ({
   nodes: [
     { id: 'topic', type: 'text_input', description: 'Topic' },
@@ -75,7 +44,7 @@ const providerFlow = (url: string) => ({
 
 async function main() {
   const stack = await startBenchStack({ name: 'bench-fairness' });
-  const provider = await startProvider();
+  const provider = await startDelayProvider();
   const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   const workerConfig = loadWorkerConfig({ ...process.env, ...stack.serviceEnv });
   const slots = workerConfig.WORKER_LIGHT_CONCURRENCY;

@@ -179,26 +179,31 @@ export function profileArgs(): string[] {
   ];
 }
 
-/** The gateway under benchmark, on the stack's services with `env` added, and the rate limits out of the way. */
+/** The gateway's environment under benchmark: the stack's services with `env` added, and the rate limits out of the way. */
+export function benchGatewayEnv(
+  stack: BenchStack,
+  port: number,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...stack.serviceEnv,
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    // The benchmark measures throughput, not the limiter's refusals.
+    RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
+    RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
+    RATE_LIMIT_UPLOAD_PER_MINUTE: '10000000',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+}
+
+/** The gateway under benchmark, from its TypeScript sources, with benchGatewayEnv. */
 export function startBenchGateway(
   stack: BenchStack,
   port: number,
   nodeArgs = profileArgs(),
   env: Record<string, string> = {},
 ): ChildProcess {
-  return startTs(
-    'apps/gateway/src/main.ts',
-    {
-      ...stack.serviceEnv,
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // The benchmark measures throughput, not the limiter's refusals.
-      RATE_LIMIT_DEFAULT_PER_MINUTE: '10000000',
-      RATE_LIMIT_CREATE_PER_MINUTE: '10000000',
-      RATE_LIMIT_UPLOAD_PER_MINUTE: '10000000',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    },
-    nodeArgs,
-  );
+  return startTs('apps/gateway/src/main.ts', benchGatewayEnv(stack, port, env), nodeArgs);
 }
