@@ -69,7 +69,12 @@ export class RunStream {
     return rank !== undefined && this.cursor.version <= batch.version;
   }
 
-  /** Answers 200 and sends the first events: `run`, then what the client has not had. */
+  /**
+   * Answers 200 and sends the first events: `run`, then what the client has
+   * not had. A change announced while it opened (it is dirty) may be newer
+   * than `batch`, its own read: it stays dirty, and its feed reads the run
+   * again for it (RunFeed.opened).
+   */
   start(batch: RunBatch): void {
     this.cursorRank = batch.rankOf(this.cursor.node)!;
     this.res.writeHead(200, HEADERS);
@@ -90,11 +95,11 @@ export class RunStream {
       this.dirty = true;
       return;
     }
+    this.dirty = false;
     this.send(batch, '');
   }
 
   private send(batch: RunBatch, head: string): void {
-    this.dirty = false;
     let out = head;
     let cursor = this.cursor;
     const first = this.lastRecord === undefined;
