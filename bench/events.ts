@@ -21,7 +21,8 @@ import {
   stopChild,
   waitFor,
 } from './lib/proc';
-import { benchGatewayEnv, createOrg, profileArgs, startBenchStack } from './lib/stack';
+import { benchGatewayEnv, createOrg, profileArgs, startBenchStack, type BenchStack } from './lib/stack';
+import { measureWebhookDeliveries, type WebhookFigures } from './lib/webhook-deliveries';
 
 // `npm run bench:events`: run event streams (GET /runs/{id}/events) on one
 // gateway process (from dist/, as its image runs it), their clients in this
@@ -45,12 +46,18 @@ import { benchGatewayEnv, createOrg, profileArgs, startBenchStack } from './lib/
 //    Each event reporting a commit made once its stream was open is timed
 //    from the timestamp that commit wrote (now(), the same machine's clock:
 //    lib/event-streams.ts) to its arrival here.
-// 3. Webhook deliveries/s: pending (measureWebhookDeliveries).
+// 3. Webhook deliveries/s (lib/webhook-deliveries.ts): a backlog of
+//    deliveries made with no worker running, drained by a worker process
+//    (from dist/) to a receiver in a process of its own, beside a bare HTTP
+//    POST loop against that receiver in the same run, as many requests with
+//    the same body, as many at once as the worker's WEBHOOK_CONCURRENCY.
+//    Target: deliveries/s ≥ 0.5 × the bare loop's posts/s.
 //
 // Beside the delay, its floor on this machine in the same window: a Redis
 // PUBLISH → SUBSCRIBE hop received in this process at 100 messages/s, and
 // this process's event-loop delay. BENCH_CPU_PROF=1 profiles the gateway.
-// Exits 0 whether targets are met or not.
+// BENCH_PHASES (default `streams,webhooks`) picks the phases to run: the
+// first two are `streams`. Exits 0 whether targets are met or not.
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const RUNS_PER_S = Number(process.env.BENCH_RUNS_PER_S ?? 25);
@@ -67,6 +74,19 @@ const TARGET_UPDATES_PER_S = 100;
 const TARGET_P99_MS = 50;
 const TARGET_KIB_PER_STREAM = 20;
 const FLOOR_RATE = 100;
+const TARGET_WEBHOOK_RATIO = 0.5;
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'streams,webhooks').split(',').map((p) => p.trim()));
+for (const phase of PHASES) {
+  if (phase !== 'streams' && phase !== 'webhooks') {
+    throw new Error(`BENCH_PHASES: unknown phase "${phase}" (expected a list of streams, webhooks)`);
+  }
+}
+
+/** A phase's rows of the table, and its notes under it. */
+interface Report {
+  rows: string[];
+  notes: string[];
+}
 
 /** Parks on its review node: streams of its runs stay idle. */
 const REVIEW_FLOW = {
@@ -86,21 +106,6 @@ const liveFlow = (url: string) => ({
   ],
   outputs: [{ id: 'split', type: 'text', description: 'Lines' }],
 });
-
-interface WebhookFigures {
-  deliveriesPerS: number;
-}
-
-/**
- * Webhook deliveries per second — PENDING: webhooks are not part of this
- * benchmark yet. Whoever adds them measures here (a loopback receiver, runs
- * ending at a known rate; deliveries/s and delivery delay beside a ceiling
- * measured in the same run) and returns the figure, which main prints in the
- * table row "webhook deliveries/s". Until then: undefined, printed as pending.
- */
-function measureWebhookDeliveries(): Promise<WebhookFigures | undefined> {
-  return Promise.resolve(undefined);
-}
 
 async function createAgent(base: string, auth: Record<string, string>, name: string, flow: object) {
   const agent = await postJson(`${base}/agents`, auth, { name, description: name, tags: ['bench'], flow });
@@ -171,10 +176,9 @@ async function pubSubFloor(redisUrl: string, channel: string, rate: number, runn
   return done;
 }
 
-async function main() {
-  const stack = await startBenchStack({ name: 'bench-events' });
+/** Phases 1 and 2: their rows of the table, and the notes under it. */
+async function measureStreams(stack: BenchStack, db: Pool): Promise<Report> {
   const provider = await startDelayProvider();
-  const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   const children: ChildProcess[] = [];
   let background: ChildProcess | undefined;
   const streamClients: EventStreamClients[] = [];
@@ -317,9 +321,6 @@ async function main() {
     await waitUntil('the streams to close', () => live.open === 0, 5_000).catch(() => undefined);
     const leftOpen = live.open;
 
-    // 3. Webhooks: pending.
-    const webhooks = await measureWebhookDeliveries();
-
     const delays = [...live.delays].sort((a, b) => a - b);
     const q = (x: number) => quantile(delays, x).toFixed(0);
     const p99 = quantile(delays, 0.99);
@@ -340,34 +341,27 @@ async function main() {
     const openMean = openSamples.reduce((a, b) => a + b, 0) / Math.max(1, openSamples.length);
     const f1 = (x: number) => x.toFixed(1);
 
-    console.log(
-      `\nbench:events — 1 gateway + 1 worker, one organization, stream clients in the benchmark process, ` +
-        `same machine; load average ${loadAverage()}\n`,
-    );
-    console.log('| measure | figure | target | verdict |');
-    console.log('|---|---|---|---|');
-    console.log(
+    const rows: string[] = [];
+    const notes: string[] = [];
+    rows.push(
       `| commit → client delay, ${openMin}–${openMax} streams open, ${updatesPerS.toFixed(0)} run updates/s | ` +
         `p50 ${q(0.5)} / p90 ${q(0.9)} / p99 ${q(0.99)} / max ${q(1)} ms (${delays.length} events timed` +
         `${leftOpen > 0 ? `; ${leftOpen} streams never got their \`end\`` : ''}) | ` +
         `p99 ≤ ${TARGET_P99_MS} ms | ${verdict(delays.length > 0 && p99 <= TARGET_P99_MS && leftOpen === 0)} |`,
     );
-    console.log(
+    rows.push(
       `| memory per open stream (gateway after a full GC, ${STREAMS} idle streams ÷ ${STREAMS}) | ` +
         `RSS ${rssKib.toFixed(1)} KiB (${mib(memNone.rss)} → ${mib(memIdle.rss)} MiB); ` +
         `V8 heap + external ${heapKib.toFixed(1)} KiB (${mib(memNone.heapUsed)} → ${mib(memIdle.heapUsed)} MiB heap used) | ` +
         `≤ ${TARGET_KIB_PER_STREAM} KiB | ` +
         `${verdict(idleFailures === 0 && kib <= TARGET_KIB_PER_STREAM)} |`,
     );
-    console.log(
+    rows.push(
       `| gateway CPU, ${STREAMS} idle streams (keep-alives only), ${IDLE_S} s | ${pct(cpuIdle)} of a core ` +
         `(${pct(cpuNone)} with no stream open); ${keepAlives} keep-alives received | — | — |`,
     );
-    console.log(
-      `| webhook deliveries/s | ${webhooks ? webhooks.deliveriesPerS.toFixed(0) : '— pending (not measured yet)'} | — | pending |`,
-    );
-    console.log(
-      `\nDuring the ${windowS.toFixed(0)} s measured (after ${WARM_UP_S} s of warm-up): ` +
+    notes.push(
+      `During the ${windowS.toFixed(0)} s measured (after ${WARM_UP_S} s of warm-up): ` +
         `${perS(createdInWindow)} runs created/s (${RUNS_PER_S}/s offered; ${created} in all), ` +
         `${updatesPerS.toFixed(0)} run updates/s from the runs table (creates + version bumps; target about ${TARGET_UPDATES_PER_S}); ` +
         `events received/s: run ${perS(live.counts.run)}, node ${perS(live.counts.node)}, end ${perS(live.counts.end)}; ` +
@@ -375,33 +369,78 @@ async function main() {
         `(${STREAMS} idle + ${STREAMS_PER_RUN} per live run); stream failures: ${idleFailures + live.failures}; ` +
         `streams left open 5 s after their run ended (missed its \`end\`): ${leftOpen}.`,
     );
-    console.log(
+    notes.push(
       `Gateway CPU ${pct(gatewayCpu)} of a core; this process (the clients and the stand-in provider) ` +
         `${pct((ownCpu.user + ownCpu.system) / (windowS * 1e6))}, its event-loop delay p99 ` +
         `${f1(loopDelay.percentile(99) / 1e6)} ms. Floor in the same window: a Redis PUBLISH → SUBSCRIBE hop ` +
         `received in this process, p50 ${f1(quantile(floorDelays, 0.5))} / p99 ${f1(quantile(floorDelays, 0.99))} / ` +
         `max ${f1(quantile(floorDelays, 1))} ms.`,
     );
-    console.log(
+    notes.push(
       "Timed events: `end` (the run's completed_at) and `node` events of a node the commit dispatched (started_at) " +
         'or skipped: timestamps the commit statement wrote with now(), at its start (so a delay includes the ' +
         "statement's own time), to the millisecond. Events of a stream's first write are not timed (they report " +
         'commits made before the stream was open).',
     );
-    console.log(
+    notes.push(
       'Memory per stream: the larger of the growth of RSS (/proc, median of five readings) and of V8 heap used + ' +
         'external memory (process.memoryUsage()), both right after a full collection, ÷ the streams. RSS swings by ' +
         'tens of MiB from one collection to the next (the young generation alone is committed at 1 to ~30 MiB): ' +
         'at 1,000 streams its growth is noise, and the heap decides; the heap misses native memory.',
     );
-    console.log('(exit code 0 whether or not targets are met: figures swing with the machine’s load)');
+    return { rows, notes };
   } finally {
     for (const clients of streamClients) clients.closeAll();
     if (background) await stopChild(background);
     await Promise.all(children.map((c) => stopChild(c)));
-    await Promise.all([db.end(), provider.close()]);
-    await stack.stop();
+    await provider.close();
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function webhookReport(w: WebhookFigures): Report {
+  const ratio = w.deliveriesPerS / w.bare.postsPerS;
+  const ok = ratio >= TARGET_WEBHOOK_RATIO && w.missing === 0 && w.failures === 0 && w.badSignatures === 0;
+  const us = (x: number) => x.toFixed(0);
+  return {
+    rows: [
+      `| webhook deliveries/s to a local receiver (backlog of ${w.deliveries}, WEBHOOK_CONCURRENCY ${w.concurrency}) | ` +
+        `${w.deliveriesPerS.toFixed(0)}/s (${w.deliveries - w.missing} in ${w.seconds.toFixed(1)} s; ` +
+        `${w.duplicates} duplicates, ${w.failures} failed attempts, ${w.missing} never received) ` +
+        `beside a bare POST loop's ${w.bare.postsPerS.toFixed(0)}/s: ratio ${ratio.toFixed(2)} | ` +
+        `≥ ${TARGET_WEBHOOK_RATIO} of the bare loop | ${ok ? 'MET' : 'NOT MET'} |`,
+    ],
+    notes: [
+      `Webhooks: ${w.runs} runs refused for credits (a \`start\` and a \`completed\` each) × (${w.endpoints} endpoints + ` +
+        `the run's own webhook) = ${w.deliveries} deliveries recorded with no worker running, then drained by one worker ` +
+        `process; timed from the first to the last arrival at the receiver (a process of its own, answering 204 at once). ` +
+        `Bodies ${w.meanBodyBytes.toFixed(0)} B on average; signatures checked on ${w.verified}, ${w.badSignatures} bad. ` +
+        `Bare loop (fetch, a process of its own): ${w.bare.posts} posts of ${w.bare.meanBodyBytes.toFixed(0)} B, ` +
+        `${w.concurrency} at once, in ${w.bare.seconds.toFixed(1)} s, ${w.bare.errors} errors.`,
+      `Per delivery during the drain: worker CPU ${us(w.cpuUs.worker)} µs, PostgreSQL ${us(w.cpuUs.postgres)} µs ` +
+        `(${w.pgCommitsPerDelivery.toFixed(1)} transactions committed), Redis ${us(w.cpuUs.redis)} µs ` +
+        `(${w.redisCommandsPerDelivery.toFixed(1)} commands, counted server-wide), receiver ${us(w.cpuUs.receiver)} µs; ` +
+        `per bare post: loop ${us(w.cpuUs.bareLoop)} µs, receiver ${us(w.cpuUs.bareReceiver)} µs.`,
+    ],
+  };
+}
+
+async function main() {
+  const stack = await startBenchStack({ name: 'bench-events' });
+  const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
+  try {
+    const streams = PHASES.has('streams') ? await measureStreams(stack, db) : undefined;
+    const webhooks = PHASES.has('webhooks') ? webhookReport(await measureWebhookDeliveries(stack, db)) : undefined;
+    console.log(`\nbench:events — phases ${[...PHASES].join(', ')}; same machine; load average ${loadAverage()}\n`);
+    console.log('| measure | figure | target | verdict |');
+    console.log('|---|---|---|---|');
+    for (const report of [streams, webhooks]) for (const row of report?.rows ?? []) console.log(row);
+    console.log('');
+    for (const report of [streams, webhooks]) for (const note of report?.notes ?? []) console.log(note);
+    console.log('(exit code 0 whether or not targets are met: figures swing with the machine’s load)');
+  } finally {
+    await db.end();
+    await stack.stop();
   }
 }
 
