@@ -55,7 +55,8 @@ import { measureWebhookDeliveries, type WebhookFigures } from './lib/webhook-del
 //
 // Beside the delay, its floor on this machine in the same window: a Redis
 // PUBLISH → SUBSCRIBE hop received in this process at 100 messages/s, and
-// this process's event-loop delay. BENCH_CPU_PROF=1 profiles the gateway.
+// this process's event-loop delay. BENCH_CPU_PROF=1 profiles the gateway, and
+// the worker of the webhook phase.
 // BENCH_PHASES (default `streams,webhooks`) picks the phases to run: the
 // first two are `streams`. Exits 0 whether targets are met or not.
 
