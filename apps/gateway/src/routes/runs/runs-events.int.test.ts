@@ -10,7 +10,8 @@ import { startRunStack, type RunStack } from '../../testing/test-runs';
 // GET /runs/{id}/events and /app-runs/{id}/events (docs/api.md#following-a-run-live): a run
 // followed live, resumed with Last-Event-ID, parked on a review, canceled; the same 404 as GET;
 // events reaching a stream on another gateway instance; keep-alives, and the periodic check
-// that makes up for a lost change message. Shutdown: runs-events-shutdown.int.test.ts.
+// that makes up for a lost change message. Shutdown: runs-events-shutdown.int.test.ts; a client that
+// stops reading: runs-events-slow-client.int.test.ts.
 
 let stack: RunStack;
 let provider: FakeProvider;
