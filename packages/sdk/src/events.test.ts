@@ -4,10 +4,10 @@ import { WeftApiError } from './errors';
 import type { RunEvent } from './events';
 import { json, startLoopback, type Loopback } from './testing/loopback';
 
-// Following a run over its event stream. The gateway's events route speaks
-// the protocol described in events.ts; until it serves every run, this
-// loopback server stands in for it, speaking exactly that protocol, and
-// client.int.test.ts covers the polling path against the real gateway.
+// Following a run over its event stream, in the cases the real gateway cannot
+// be made to produce on demand: a stream dropped mid-run, one gone idle, a
+// gateway without the events route (polling). This loopback server speaks the
+// protocol of events.ts; client.int.test.ts follows real runs through the gateway.
 
 const RUN_ID = '0195a3b0-0000-7000-8000-0000000000aa';
 const REVIEW_ID = '0195a3b0-0000-7000-8000-0000000000bb';

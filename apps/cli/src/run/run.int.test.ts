@@ -84,6 +84,15 @@ test('a review without a terminal stops with exit status 4 and says how to decid
   const watched = await cli.weft(['runs', 'watch', waiting!.id, '--approve-all']);
   expect(watched.code).toBe(0);
   expect(watched.stdout).toBe('check: tea / friendly\n');
+  // Its progress, from the gateway's event stream: where the run stood, the node the decision settled, the end.
+  const progress = watched.stderr.split('\n').map((l) => l.replace(/^\[\d\d:\d\d\] /, ''));
+  expect(progress).toEqual(
+    expect.arrayContaining([
+      `run ${waiting!.id}: in_progress 75%, waiting for review`,
+      'node check (human_review): completed',
+      `run ${waiting!.id}: completed`,
+    ]),
+  );
 
   const json = await cli.weft([
     'run',
