@@ -21,6 +21,7 @@ export async function createRun<K extends RunKindName>(
   if (body.webhook_events_filter && !body.webhook) {
     throw invalid(['body', 'webhook_events_filter'], 'webhook_events_filter is only taken with a webhook');
   }
+  // Refused (503) before anything is created when this deployment could not sign the run's webhooks.
   if (body.webhook) signingKeyring(deps);
   const target = await kind.resolve(deps, orgId, body);
   const issues = await checkRunInputs(deps.db, orgId, target.inputs, body.inputs);
