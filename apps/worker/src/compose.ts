@@ -12,7 +12,7 @@ import type { NodeRoutes } from '@weft/nodes';
 import type { Keyring } from '@weft/credentials';
 import { guardedFetch, parseAllowList } from '@weft/nodes';
 import { ASSET_QUEUE, createAssetJobProducer, createWebhookJobProducer, createWorkerConnection } from '@weft/queue';
-import { ATTEMPT_TIMEOUT_MS } from '@weft/webhooks';
+import { ATTEMPT_TIMEOUT_MS, DeliveryStore } from '@weft/webhooks';
 import { createUrlSigner, type Storage } from '@weft/storage';
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
@@ -212,7 +212,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     jobs,
     sweepIntervalMs: options.sweepIntervalMs,
     deps: {
-      pool: options.db.pool,
+      store: new DeliveryStore(options.db.pool),
       keyring: options.keyring,
       fetch: guardedFetch(parseAllowList(options.outboundAllowList), 'webhooks'),
       schedule: options.retrySchedule,

@@ -24,7 +24,8 @@ export type { RunSnapshot } from './store/run-snapshots';
 export { uuidv7, derivedUuid } from './store/ids';
 export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './store/readable';
 export { adjustCredits } from './store/credits';
-export { readRunRecord, runRecord, sharedRunFields, type SharedRunFields } from './store/run-record';
+export { readRunRecords, runRecord, sharedRunFields, type RunRef, type SharedRunFields } from './store/run-record';
+export { GroupedCalls, type GroupedCallsOptions } from './store/grouped-calls';
 export {
   countRuns,
   readRunChanges,

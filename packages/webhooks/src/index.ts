@@ -12,6 +12,7 @@ export {
 } from './endpoints';
 export { deliveriesPage, getDelivery, markForResend, type DeliveryFilter, type Resent } from './deliveries';
 export { ATTEMPT_TIMEOUT_MS, deliverAttempt, type DeliveryDeps } from './deliver';
+export { DeliveryStore } from './delivery-store';
 export { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryDelay } from './schedule';
 export { organizationSecret, resealWebhookSecrets } from './secrets';
 export { newSigningSecret, signedHeaders } from './signing';

@@ -54,7 +54,7 @@ export function startWebhookProcessor(options: WebhookProcessorOptions): { close
 
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    sweeping = sweepDeliveries(options.deps.pool, options.jobs, options.sweepIntervalMs)
+    sweeping = sweepDeliveries(options.deps.store.pool, options.jobs, options.sweepIntervalMs)
       .then((count) => {
         if (count > 0) logger.info({ count }, 'webhook sweep enqueued deliveries whose job was missing');
       })

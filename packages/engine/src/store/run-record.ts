@@ -45,15 +45,34 @@ export function runRecord(
 }
 
 const READ_ANY_KIND = {
-  name: 'runs_get_run_record_v1',
-  text: `SELECT r.kind, ${RECORD_COLUMNS} ${RECORD_TABLES} WHERE r.id = $1 AND r.organization_id = $2`,
+  name: 'runs_get_run_records_v1',
+  text: `SELECT r.kind, r.organization_id, ${RECORD_COLUMNS} ${RECORD_TABLES}
+           JOIN unnest($1::uuid[], $2::uuid[]) AS wanted(id, organization_id)
+             ON r.id = wanted.id AND r.organization_id = wanted.organization_id`,
 };
 
-/** The record of a run of `orgId`, of either kind (undefined when there is none). */
-export async function readRunRecord(pool: Pool, orgId: string, runId: string): Promise<Run | AppRun | undefined> {
-  const { rows } = await pool.query<RunReadRow & { kind: RunKindName }>({ ...READ_ANY_KIND, values: [runId, orgId] });
-  const row = rows[0];
-  if (!row) return undefined;
-  const catalogId = row.kind === 'agent' ? row.agent_id : row.app_id!;
-  return runRecord(row.kind, row.id, catalogId, sharedRunFields(row), row.version);
+export interface RunRef {
+  organizationId: string;
+  runId: string;
+}
+
+/**
+ * The records of runs of either kind, one statement for them all, in the
+ * order asked (undefined where the organization has no such run).
+ */
+export async function readRunRecords(pool: Pool, refs: readonly RunRef[]): Promise<(Run | AppRun | undefined)[]> {
+  // Deliveries of one event to many receivers ask for the same run: each is read once.
+  const unique = [...new Map(refs.map((r) => [`${r.organizationId} ${r.runId}`, r])).values()];
+  const { rows } = await pool.query<RunReadRow & { kind: RunKindName; organization_id: string }>({
+    ...READ_ANY_KIND,
+    values: [unique.map((r) => r.runId), unique.map((r) => r.organizationId)],
+  });
+  const found = new Map(
+    rows.map((row) => {
+      const catalogId = row.kind === 'agent' ? row.agent_id : row.app_id!;
+      const record = runRecord(row.kind, row.id, catalogId, sharedRunFields(row), row.version);
+      return [`${row.organization_id} ${row.id}`, record] as const;
+    }),
+  );
+  return refs.map((r) => found.get(`${r.organizationId} ${r.runId}`));
 }
