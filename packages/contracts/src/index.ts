@@ -6,6 +6,7 @@ export * from './agents';
 export * from './apps';
 export * from './admin';
 export * from './runs';
+export * from './run-graph';
 export * from './assets';
 export * from './storable-text';
 export * from './node-types';

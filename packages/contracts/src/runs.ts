@@ -100,9 +100,31 @@ export const AppRunSummarySchema = z
 export const RunPageSchema = cursorPage(RunSummarySchema, 'CursorPage_RunSummary');
 export const AppRunPageSchema = cursorPage(AppRunSummarySchema, 'CursorPage_AppRunSummary');
 
-export const ListRunsQuery = PaginationQuery.extend({
+/** Absent: every run; `true`: only the runs parked on a review (the review inbox); `false`: the others. */
+const AwaitingReviewFilter = z
+  .enum(['true', 'false'])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === 'true'))
+  .openapi({
+    type: 'boolean',
+    description:
+      'true: only runs waiting for a review decision (`awaiting_human_review`); false: only runs that are not.',
+  });
+
+const RunListFilters = {
   status: FlowRunStatusSchema.optional(),
   external_id: ExternalId.optional(),
+  awaiting_human_review: AwaitingReviewFilter,
+};
+
+export const ListRunsQuery = PaginationQuery.extend({
+  agent_id: IdParam.optional().openapi({ description: 'Only the runs of this agent.' }),
+  ...RunListFilters,
+});
+
+export const ListAppRunsQuery = PaginationQuery.extend({
+  app_id: IdParam.optional().openapi({ description: 'Only the runs of this app.' }),
+  ...RunListFilters,
 });
 
 export const CreateRunBody = z

@@ -30,6 +30,7 @@ export {
   countRuns,
   readRunChanges,
   readRunRow,
+  readRunVersionId,
   runsPage,
   runVersions,
   type NodeChangeRow,

@@ -118,6 +118,9 @@ export const INTERFACE_SCHEMAS: Record<string, { fields: string[]; required: str
     ],
     required: ['id', 'agent_id', 'status', 'created_at'],
   },
+  RunGraph: { fields: ['nodes', 'edges'], required: ['nodes', 'edges'] },
+  RunGraphNode: { fields: ['id', 'type', 'description'], required: ['id', 'type', 'description'] },
+  RunGraphEdge: { fields: ['from', 'to', 'port'], required: ['from', 'to', 'port'] },
   RunNodeEvent: {
     fields: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],
     required: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],
@@ -154,9 +157,11 @@ export const INTERFACE_STATUSES: Record<string, number[]> = {
   'post /runs': [422],
   'get /runs/{run_id}': [200],
   'get /runs/{run_id}/events': [200, 401, 404, 422],
+  'get /runs/{run_id}/graph': [200, 401, 404, 422],
   'get /app-runs': [200],
   'post /app-runs': [201, 400, 404, 409],
   'get /app-runs/{run_id}': [200, 404],
   'get /app-runs/{run_id}/events': [200, 401, 404, 422],
+  'get /app-runs/{run_id}/graph': [200, 401, 404, 422],
   'delete /app-runs/{run_id}': [204, 404],
 };

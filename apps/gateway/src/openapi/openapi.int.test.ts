@@ -100,6 +100,21 @@ test.each(Object.entries(INTERFACE_STATUSES))('%s documents statuses %j', (op, s
   for (const status of statuses) expect(Object.keys(operation!.responses)).toContain(String(status));
 });
 
+test('the run lists document their filters', () => {
+  const queryOf = (path: string) => {
+    const op = doc.paths[path]?.['get'] as { parameters?: { in: string; name: string; schema: OpenApiSchema }[] };
+    return new Map((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+  };
+  const runs = queryOf('/runs');
+  const appRuns = queryOf('/app-runs');
+  for (const query of [runs, appRuns]) {
+    expect([...query.keys()]).toEqual(expect.arrayContaining(['status', 'external_id', 'limit', 'cursor']));
+    expect(query.get('awaiting_human_review')?.type).toBe('boolean');
+  }
+  expect(runs.get('agent_id')?.type).toBe('string');
+  expect(appRuns.get('app_id')?.type).toBe('string');
+});
+
 test('asset_metadata is an object, never null', () => {
   const metadata = doc.components.schemas.Asset?.properties?.asset_metadata as OpenApiSchema & { anyOf?: unknown[] };
   expect(metadata.type).toBe('object');

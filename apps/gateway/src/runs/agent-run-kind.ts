@@ -1,4 +1,11 @@
-import { CreateRunBody, ErrorBody, RunPageSchema, RunSchema, ValidationErrorBody } from '@weft/contracts';
+import {
+  CreateRunBody,
+  ErrorBody,
+  ListRunsQuery,
+  RunPageSchema,
+  RunSchema,
+  ValidationErrorBody,
+} from '@weft/contracts';
 import { agentInputs } from '@weft/dag';
 import { invalid, ValidationError } from '@weft/errors';
 import { agentInputSpecs } from './input-specs';
@@ -12,7 +19,7 @@ export const agentRunKind: RunKind<'agent'> = {
   catalogField: 'agent_id',
   showsVersion: true,
   listsReviewWait: true,
-  schemas: { create: CreateRunBody, run: RunSchema, page: RunPageSchema },
+  schemas: { create: CreateRunBody, run: RunSchema, page: RunPageSchema, listQuery: ListRunsQuery },
 
   /**
    * The agent must be readable by the caller (own, shared or public) and have
@@ -50,6 +57,7 @@ export const agentRunKind: RunKind<'agent'> = {
       },
     },
     get: { summary: 'Get an agent run', found: 'The run, with its pending reviews' },
+    graph: { summary: "The flow of an agent run's version, as nodes and edges" },
     events: { summary: 'Follow an agent run live (Server-Sent Events)' },
     cancel: { summary: 'Cancel an agent run (running, queued or waiting for review)' },
   },

@@ -3,6 +3,7 @@ import {
   AppRunSchema,
   CreateAppRunBody,
   ErrorBody,
+  ListAppRunsQuery,
   ValidationErrorBody,
   type AppInput,
 } from '@weft/contracts';
@@ -30,7 +31,7 @@ export const appRunKind: RunKind<'app'> = {
   catalogField: 'app_id',
   showsVersion: false,
   listsReviewWait: false,
-  schemas: { create: CreateAppRunBody, run: AppRunSchema, page: AppRunPageSchema },
+  schemas: { create: CreateAppRunBody, run: AppRunSchema, page: AppRunPageSchema, listQuery: ListAppRunsQuery },
 
   /** The app must be readable by the caller (own, shared or public). */
   async resolve({ db }, orgId, body) {
@@ -71,6 +72,7 @@ export const appRunKind: RunKind<'app'> = {
       },
     },
     get: { summary: 'Get an app run', found: 'The app run' },
+    graph: { summary: "The flow of an app run's agent version, as nodes and edges" },
     events: { summary: 'Follow an app run live (Server-Sent Events)' },
     cancel: { summary: 'Cancel an app run' },
   },

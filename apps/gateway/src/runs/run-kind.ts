@@ -1,14 +1,36 @@
-import type { AppRun, AppRunSummary, CreateAppRunBody, CreateRunBody, Run, RunSummary, z } from '@weft/contracts';
+import type {
+  AppRun,
+  AppRunSummary,
+  CreateAppRunBody,
+  CreateRunBody,
+  ListAppRunsQuery,
+  ListRunsQuery,
+  Run,
+  RunSummary,
+  z,
+} from '@weft/contracts';
 import type { RunKindName } from '@weft/engine';
 import type { ValidationIssue } from '@weft/errors';
 import type { GatewayDeps } from '../deps';
 import type { ResponseSpec } from '../http/define-route';
 import type { InputSpec } from './input-specs';
 
-/** What a create request of each kind carries, and what its records and list entries are. */
+/** What a create request of each kind carries, what its records and list entries are, and its list's query. */
 interface KindShapes {
-  agent: { create: z.output<typeof CreateRunBody>; run: Run; summary: RunSummary; catalogField: 'agent_id' };
-  app: { create: z.output<typeof CreateAppRunBody>; run: AppRun; summary: AppRunSummary; catalogField: 'app_id' };
+  agent: {
+    create: z.output<typeof CreateRunBody>;
+    run: Run;
+    summary: RunSummary;
+    listQuery: typeof ListRunsQuery;
+    catalogField: 'agent_id';
+  };
+  app: {
+    create: z.output<typeof CreateAppRunBody>;
+    run: AppRun;
+    summary: AppRunSummary;
+    listQuery: typeof ListAppRunsQuery;
+    catalogField: 'app_id';
+  };
 }
 
 export type CreateBodyOf<K extends RunKindName> = KindShapes[K]['create'];
@@ -47,7 +69,13 @@ export interface RunKind<K extends RunKindName = RunKindName> {
   showsVersion: boolean;
   /** Whether list entries show `awaiting_human_review` (records of both kinds do). */
   listsReviewWait: boolean;
-  schemas: { create: z.ZodType<CreateBodyOf<K>>; run: z.ZodType; page: z.ZodType };
+  /** `listQuery`: the list's filters, the one naming what the runs execute being `catalogField`. */
+  schemas: {
+    create: z.ZodType<CreateBodyOf<K>>;
+    run: z.ZodType;
+    page: z.ZodType;
+    listQuery: KindShapes[K]['listQuery'];
+  };
   /** The agent version a create runs: 404 when the caller cannot read what the body names, 4xx without a version. */
   resolve(deps: RunDeps, orgId: string, body: CreateBodyOf<K>): Promise<RunTarget>;
   /** What a create throws when its inputs break their rules. */
@@ -57,6 +85,7 @@ export interface RunKind<K extends RunKindName = RunKindName> {
     /** `errors`: the responses of a refused create besides the 409 of a claimed external_id. */
     create: { summary: string; created: string; errors: Record<number, ResponseSpec> };
     get: { summary: string; found: string };
+    graph: { summary: string };
     events: { summary: string };
     cancel: { summary: string };
   };

@@ -57,6 +57,25 @@ export async function readRunRow(
   return rows[0];
 }
 
+const READ_RUN_VERSION_ID = {
+  name: 'runs_read_agent_version_id_v1',
+  text: `SELECT agent_version_id FROM runs WHERE id = $1 AND organization_id = $2 AND kind = $3::"RunKind"`,
+};
+
+/** The agent version a run of `kind` of `orgId` executes; undefined like readRunRow. */
+export async function readRunVersionId(
+  pool: Pool,
+  orgId: string,
+  runId: string,
+  kind: RunKindName,
+): Promise<string | undefined> {
+  const { rows } = await pool.query<{ agent_version_id: string }>({
+    ...READ_RUN_VERSION_ID,
+    values: [runId, orgId, kind],
+  });
+  return rows[0]?.agent_version_id;
+}
+
 /** A node row as a run's event stream reports it. */
 export interface NodeChangeRow {
   node_id: string;
@@ -120,6 +139,11 @@ export interface RunsPageInput {
   cursor?: string | undefined;
   status?: RunSummary['status'] | undefined;
   external_id?: string | undefined;
+  /** Agent runs of this agent (ignored for app runs: theirs is `app_id`). */
+  agent_id?: string | undefined;
+  /** App runs of this app (ignored for agent runs). */
+  app_id?: string | undefined;
+  awaiting_human_review?: boolean | undefined;
 }
 
 export interface RunSummaryRow {
@@ -140,7 +164,15 @@ const SUMMARY = `r.id, r.agent_id AS "agentId", r.app_id AS "appId", r.external_
   r.progress, r.awaiting_human_review AS "awaitingHumanReview", r.created_at AS "createdAt",
   r.started_at AS "startedAt", r.completed_at AS "completedAt", r.cost`;
 
-/** The organization's runs of one kind, newest first (index organization_id, kind, created_at, id), filtered. */
+/**
+ * The organization's runs of one kind, newest first, filtered. Each list has
+ * its index on (…, created_at DESC, id DESC): the organization's runs of the
+ * kind, of one agent (runs_agent_runs_idx) or app (runs_app_runs_idx), or
+ * parked on a review (runs_awaiting_review_idx). The kind and the review
+ * filter are written into the text rather than passed as values: PostgreSQL
+ * uses a partial index only when the statement's text implies its predicate,
+ * which a placeholder never does once the plan is generic.
+ */
 export function runsPage<T>(
   pool: Pool,
   orgId: string,
@@ -150,6 +182,11 @@ export function runsPage<T>(
 ): Promise<Page<T>> {
   const values = new SqlValues();
   const where = [`r.organization_id = ${values.add(orgId)}`, `r.kind = '${kind}'`];
+  const catalogId = kind === 'agent' ? input.agent_id : input.app_id;
+  if (catalogId !== undefined) where.push(`r.${kind}_id = ${values.add(catalogId)}`);
+  if (input.awaiting_human_review !== undefined) {
+    where.push(input.awaiting_human_review ? 'r.awaiting_human_review' : 'NOT r.awaiting_human_review');
+  }
   if (input.status) where.push(`r.status = ${values.add(input.status)}::"RunStatus"`);
   if (input.external_id !== undefined) where.push(`r.external_id = ${values.add(input.external_id)}`);
   const statement: PageStatement = { select: SUMMARY, from: 'runs r', alias: 'r', where, values };

@@ -1269,6 +1269,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Only the runs of this app. */
+                    app_id?: string;
+                    /** @description true: only runs waiting for a review decision (`awaiting_human_review`); false: only runs that are not. */
+                    awaiting_human_review?: boolean;
                     /** @description The `next_cursor` of the previous page. */
                     cursor?: string;
                     external_id?: string;
@@ -1876,6 +1880,143 @@ export interface paths {
                     };
                     content: {
                         "text/event-stream": string;
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Run not found or not accessible */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app-runs/{run_id}/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The flow of an app run's agent version, as nodes and edges */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The nodes of the flow the run executes, and the links between them */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunGraph"];
                     };
                 };
                 /** @description Missing, unknown or revoked credentials */
@@ -4503,6 +4644,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Only the runs of this agent. */
+                    agent_id?: string;
+                    /** @description true: only runs waiting for a review decision (`awaiting_human_review`); false: only runs that are not. */
+                    awaiting_human_review?: boolean;
                     /** @description The `next_cursor` of the previous page. */
                     cursor?: string;
                     external_id?: string;
@@ -5095,6 +5240,143 @@ export interface paths {
                     };
                     content: {
                         "text/event-stream": string;
+                    };
+                };
+                /** @description Missing, unknown or revoked credentials */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description X-Organization-Id names an organization the caller does not belong to */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Run not found or not accessible */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HTTPValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PostgreSQL, Redis or the object store is unreachable for now; retry after Retry-After seconds */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run_id}/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The flow of an agent run's version, as nodes and edges */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Selects the active organization for multi-organization callers. */
+                    "X-Organization-Id"?: string;
+                };
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The nodes of the flow the run executes, and the links between them */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the window resets */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunGraph"];
                     };
                 };
                 /** @description Missing, unknown or revoked credentials */
@@ -7150,6 +7432,27 @@ export interface components {
             /** Format: date-time */
             started_at?: string | null;
             status: components["schemas"]["FlowRunStatus"];
+        };
+        /** @description The flow of the agent version a run executes. */
+        RunGraph: {
+            /** @description One per upstream node each input port reads, in the flow's order of the reading nodes, then of their ports and list entries. */
+            edges: components["schemas"]["RunGraphEdge"][];
+            /** @description Every node of the flow, in the flow's order. */
+            nodes: components["schemas"]["RunGraphNode"][];
+        };
+        RunGraphEdge: {
+            /** @description The upstream node, whose output is read. */
+            from: string;
+            /** @description The input port of `to` the output feeds. */
+            port: string;
+            /** @description The node that reads it. */
+            to: string;
+        };
+        RunGraphNode: {
+            description: string | null;
+            /** @description The node id: the `node_id` of the run events and reviews. */
+            id: string;
+            type: components["schemas"]["NodeType"];
         };
         RunInput: {
             id: string;

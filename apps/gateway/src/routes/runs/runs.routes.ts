@@ -1,5 +1,5 @@
 import type { RunKindName } from '@weft/engine';
-import { ErrorBody, IdParam, ListRunsQuery, z } from '@weft/contracts';
+import { ErrorBody, IdParam, RunGraphSchema, z } from '@weft/contracts';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 import { streamStarted } from '../../metrics/http-duration';
 import { createRun } from '../../runs/create-run';
@@ -7,9 +7,10 @@ import { parseEventId, RunEventsHeaders } from '../../runs/events/event-ids';
 import { RUN_EVENTS_DESCRIPTION } from '../../runs/events/events-doc';
 import { getRun } from '../../runs/get-run';
 import { listRuns } from '../../runs/list-runs';
+import { getRunGraph } from '../../runs/run-graph';
 import type { RunKind } from '../../runs/run-kind';
 
-/** List, create, get, follow and cancel runs of `kind`, under its path. */
+/** List, create, get, draw, follow and cancel runs of `kind`, under its path. */
 export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
   const { path, tag, docs, schemas } = kind;
   const RunPath = z.object({ run_id: IdParam });
@@ -20,7 +21,7 @@ export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
     summary: docs.list.summary,
     tags: [tag],
     auth: 'api',
-    request: { query: ListRunsQuery },
+    request: { query: schemas.listQuery },
     responses: { 200: { description: docs.list.page, schema: schemas.page } },
     handler: async ({ deps, auth, query }) => ({
       status: 200,
@@ -64,6 +65,26 @@ export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
     }),
   });
 
+  const graph = defineRoute({
+    method: 'get',
+    path: `${path}/:run_id/graph`,
+    summary: docs.graph.summary,
+    tags: [tag],
+    auth: 'api',
+    request: { params: RunPath },
+    responses: {
+      200: {
+        description: 'The nodes of the flow the run executes, and the links between them',
+        schema: RunGraphSchema,
+      },
+      404: { description: 'Run not found or not accessible', schema: ErrorBody },
+    },
+    handler: async ({ deps, auth, params }) => ({
+      status: 200,
+      body: await getRunGraph(kind, deps, auth.organizationId, params.run_id),
+    }),
+  });
+
   const events = defineRoute({
     method: 'get',
     path: `${path}/:run_id/events`,
@@ -101,5 +122,5 @@ export function runRoutes<K extends RunKindName>(kind: RunKind<K>): AnyRoute[] {
     },
   });
 
-  return [list, create, get, events, cancel] as AnyRoute[];
+  return [list, create, get, graph, events, cancel] as AnyRoute[];
 }
