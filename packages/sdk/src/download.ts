@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { dispositionFilename } from './disposition';
 
 // Writing a download (`GET /assets/{id}/download`) to disk or a stream.
 
@@ -12,24 +13,6 @@ export interface Downloaded {
   contentType: string | null;
   /** The name the gateway gives the file (Content-Disposition). */
   filename: string | undefined;
-}
-
-/** The name of an `attachment` Content-Disposition: `filename*` (RFC 8187) first, else `filename`. */
-export function dispositionFilename(header: string | null): string | undefined {
-  if (!header) return undefined;
-  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
-  let name: string | undefined;
-  if (star) {
-    try {
-      name = decodeURIComponent(star[1]!.trim());
-    } catch {
-      name = undefined;
-    }
-  }
-  name ??= /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;]+)/i.exec(header)?.[1]?.trim();
-  // Never a path: only the last segment, and nothing that leaves the folder.
-  const base = name ? path.basename(name.replace(/\\/g, '/')) : undefined;
-  return base && base !== '.' && base !== '..' ? base : undefined;
 }
 
 /**

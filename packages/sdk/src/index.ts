@@ -1,8 +1,9 @@
 // @weft/sdk: the TypeScript client of the Weft API (README.md shows it at work).
-export { WeftClient, DEFAULT_BASE_URL } from './client';
-export type { ReviewDecision, UploadOptions, WaitOptions, WeftClientOptions } from './client';
-export type { RunOptions, Target } from './run';
-export { resolveTarget } from './run';
+export { WeftClient } from './client';
+export { DEFAULT_BASE_URL } from './core';
+export type { ReviewDecision, UploadOptions, WaitOptions, WeftClientOptions } from './core';
+export type { RunOptions } from './run';
+export { resolveTarget, type Target } from './target';
 export type { Created, CreateBody, RunResource } from './runs';
 export { WeftApiError, WeftConnectionError, WeftError, type ValidationIssue } from './errors';
 export type { FollowOptions, NodeState, RunEvent } from './events';

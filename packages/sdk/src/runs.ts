@@ -1,4 +1,4 @@
-import type { WeftClient } from './client';
+import type { WeftCore } from './core';
 import { WeftApiError, WeftError } from './errors';
 import { paginate, type CursorPage } from './pagination';
 import { unwrap } from './transport';
@@ -40,7 +40,7 @@ export class RunResource<K extends RunKind> {
   readonly path: '/runs' | '/app-runs';
 
   constructor(
-    private readonly client: WeftClient,
+    private readonly client: WeftCore,
     readonly kind: K,
   ) {
     this.path = kind === 'app' ? '/app-runs' : '/runs';

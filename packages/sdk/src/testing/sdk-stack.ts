@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { clientFlows, startRunStack, type RunStack } from '@weft/gateway';
-import { WeftClient, type WeftClientOptions } from '../client';
+import { WeftClient } from '../client';
+import type { WeftClientOptions } from '../core';
 import type { components } from '../generated/openapi';
 
 type Flow = components['schemas']['Flow'];
