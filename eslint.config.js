@@ -104,7 +104,8 @@ module.exports = defineConfig([
         {
           patterns: [
             {
-              group: ['@weft/*/*'],
+              // @weft/sdk/browser is a published entry of its own, for web pages.
+              group: ['@weft/*/*', '!@weft/sdk/browser'],
               message: 'Import a workspace by its name only; export what you need from its index.',
             },
           ],

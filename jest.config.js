@@ -33,7 +33,10 @@ module.exports = {
     '/node_modules/(?!(file-type|strtok3|token-types|uint8array-extras|@tokenizer/inflate|@borewit/text-codec|apify-client)/)',
   ],
   // @weft/sdk's package.json points at its build (dist/), for publishing; tests use its sources (tsconfig.base.json's paths).
-  moduleNameMapper: { '^@weft/sdk$': '<rootDir>/packages/sdk/src/index.ts' },
+  moduleNameMapper: {
+    '^@weft/sdk$': '<rootDir>/packages/sdk/src/index.ts',
+    '^@weft/sdk/browser$': '<rootDir>/packages/sdk/src/browser.ts',
+  },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
   // Integration tests mostly wait on I/O, so two workers pay off even on two cores

@@ -15,20 +15,36 @@ beforeAll(async () => {
 
 test('builds to dist/, which main, types and exports name', async () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8'));
-  for (const file of [manifest.main, manifest.types, manifest.exports['.'].types, manifest.exports['.'].default]) {
+  const { '.': main, './browser': browser } = manifest.exports;
+  for (const file of [manifest.main, manifest.types, main.types, main.default, browser.types, browser.default]) {
     expect(fs.existsSync(path.join(PACKAGE, file))).toBe(true);
   }
-  const { stdout } = await run(process.execPath, [
-    '-e',
-    `const sdk = require(${JSON.stringify(PACKAGE)}); console.log(typeof sdk.WeftClient, typeof sdk.file)`,
-  ]);
-  expect(stdout.trim()).toBe('function function');
+  // Run from the package itself, whose exports resolve its own name as a dependent's would.
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '-e',
+      `const sdk = require('@weft/sdk'); const web = require('@weft/sdk/browser');
+       console.log(typeof sdk.WeftClient, typeof sdk.file, typeof web.WeftBrowserClient, typeof web.WeftClient)`,
+    ],
+    { cwd: PACKAGE },
+  );
+  expect(stdout.trim()).toBe('function function function undefined');
 });
 
 test('publishes dist and the README only, and needs no other @weft package', async () => {
   const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: PACKAGE });
   const files: string[] = JSON.parse(stdout)[0].files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/browser.js',
+      'dist/browser.d.ts',
+    ]),
+  );
   expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md'].includes(f))).toEqual([]);
 
   const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8'));

@@ -93,8 +93,16 @@ export class Transport {
   }
 }
 
-/** The WeftApiError of a refused answer, reading its body. */
-export async function apiError(method: string, response: Response, body?: unknown): Promise<WeftApiError> {
+/**
+ * The WeftApiError of a refused answer, reading its body. `url` is for answers
+ * built rather than fetched (an XMLHttpRequest's), whose `response.url` is empty.
+ */
+export async function apiError(
+  method: string,
+  response: Response,
+  body?: unknown,
+  url: string = response.url,
+): Promise<WeftApiError> {
   let parsed = body;
   if (parsed === undefined) {
     const text = await response.text().catch(() => '');
@@ -108,7 +116,7 @@ export async function apiError(method: string, response: Response, body?: unknow
     response.status,
     parsed,
     method,
-    pathOf(response.url),
+    pathOf(url),
     parseRetryAfter(response.headers.get('retry-after')),
   );
 }
