@@ -8,6 +8,7 @@ const { defineConfig, globalIgnores } = require('eslint/config');
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
+const reactHooks = require('eslint-plugin-react-hooks');
 const importX = require('eslint-plugin-import-x');
 const { createTypeScriptImportResolver } = require('eslint-import-resolver-typescript');
 
@@ -30,9 +31,10 @@ function workspaceDirs() {
  * Code that runs only in a checkout: it may use devDependencies, the workspace's
  * and the root's. Tests, their helpers, bin shims that run the TypeScript
  * sources through tsx (the images run bundles instead), and a workspace's
- * scripts (generators run by hand, such as the SDK's types).
+ * scripts (generators run by hand, such as the SDK's types), and the console's
+ * build configuration.
  */
-const CHECKOUT_ONLY_CODE = ['**/*.test.ts', '**/src/testing/**', 'bin/**', 'scripts/**'];
+const CHECKOUT_ONLY_CODE = ['**/*.test.ts', '**/src/testing/**', 'bin/**', 'scripts/**', 'vite.config.mts'];
 
 /**
  * Construction of BullMQ Workers and Redis connections happens in the apps'
@@ -150,6 +152,21 @@ module.exports = defineConfig([
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    // The console's page code runs in the browser, in a program of its own (JSX, DOM types).
+    files: ['apps/console/src/app/**/*.{ts,tsx}', 'apps/console/vite.config.mts'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: {
+      globals: globals.browser,
+      parserOptions: { project: './apps/console/tsconfig.json', tsconfigRootDir: ROOT },
+    },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
     },
   },
   {

@@ -25,6 +25,10 @@ module.exports = {
     'apps/cli': {
       project: ['src/**/*.ts', 'bin/*.js'],
     },
+    'apps/console': {
+      // The page: index.html loads src/app/main.tsx (knip's Vite plugin finds both).
+      project: ['src/**/*.{ts,tsx}'],
+    },
     'packages/*': {
       project: ['src/**/*.ts'],
     },

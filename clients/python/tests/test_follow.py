@@ -33,7 +33,7 @@ PARKED = run_record(
 NODE = {
     "node_id": "check",
     "type": "human_review",
-    "status": "waiting_for_review",
+    "status": "waiting_review",
     "started_at": None,
     "completed_at": None,
     "cost": 0,

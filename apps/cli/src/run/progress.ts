@@ -31,7 +31,7 @@ function nodeLabel(event: RunEvent, previous: string): string {
   if (event.type === 'node') {
     const { node_id: id, type, status } = event.node;
     if (status === 'running') return `${id} (${type})`;
-    if (status === 'waiting_for_review') return `${id}: waiting for review`;
+    if (status === 'waiting_review') return `${id}: waiting for review`;
     return previous;
   }
   if (event.type === 'end') return event.run.status;

@@ -99,7 +99,7 @@ function progressOf(client: WeftClient, progress: Progress, signal: AbortSignal)
       current = event.run;
       return;
     }
-    const settled = !['running', 'waiting_for_review', 'pending'].includes(event.node.status);
+    const settled = !['running', 'waiting_review', 'pending'].includes(event.node.status);
     if (!current || !settled || Date.now() - lastRead < 1000) return;
     lastRead = Date.now();
     const runs = 'app_id' in current ? client.appRuns : client.runs;
