@@ -1,0 +1,66 @@
+import type { AssetSummary } from '@weft/sdk/browser';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { useClient } from '../client-context';
+import { AssetPreview } from '../components/AssetPreview';
+import { DownloadButton } from '../components/DownloadButton';
+import { ErrorNote } from '../components/ErrorNote';
+import { formatDate } from '../format';
+import { usePages } from '../use-pages';
+
+/** The organization's assets, newest first, with previews and downloads. */
+export function AssetsPage() {
+  const client = useClient();
+  const [runId, setRunId] = useState('');
+  const [externalId, setExternalId] = useState('');
+  const query = {
+    ...(runId.trim() ? { run_id: runId.trim() } : {}),
+    ...(externalId.trim() ? { external_id: externalId.trim() } : {}),
+  };
+  const assets = usePages<AssetSummary>((signal) => client.assets.list(query, { signal }), 24, [
+    client,
+    runId,
+    externalId,
+  ]);
+  return (
+    <section>
+      <h1>Assets</h1>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter assets">
+        <label>
+          Run id
+          <input value={runId} onChange={(e) => setRunId(e.target.value)} />
+        </label>
+        <label>
+          External id
+          <input value={externalId} onChange={(e) => setExternalId(e.target.value)} />
+        </label>
+      </form>
+      <ErrorNote error={assets.error} />
+      <ul className="asset-grid">
+        {assets.items.map((asset) => (
+          <li key={asset.id}>
+            <AssetPreview asset={asset} />
+            <p>
+              <small>
+                {asset.media_type} · {asset.asset_type} · {formatDate(asset.created_at)}
+                {asset.run_id && (
+                  <>
+                    {' · '}
+                    <Link href={`/runs/${asset.run_id}`}>run {asset.run_id.slice(0, 8)}</Link>
+                  </>
+                )}
+              </small>
+            </p>
+            <DownloadButton assetId={asset.id} />
+          </li>
+        ))}
+      </ul>
+      {!assets.loading && assets.items.length === 0 && <p>No asset matches.</p>}
+      {assets.hasMore && (
+        <button type="button" className="secondary" aria-busy={assets.loading} onClick={assets.more}>
+          Show more
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import { clientFlows, pngBytes } from '@weft/gateway';
+import { axeViolations } from '../testing/axe';
+import { publishAgent, publishCatalogAgent } from '../testing/catalog-agent';
+import { signIn, startConsoleStack, type ConsoleStack } from '../testing/console-stack';
+import { screenshot } from '../testing/screenshots';
+
+// What a person does in the console, in Chromium against the real gateway
+// and workers: run the catalog's review agent from its form with uploaded
+// images, watch it park, decide the review in the inbox, download the result.
+
+jest.setTimeout(180_000);
+
+let c: ConsoleStack;
+let org: { id: string; apiKey: string };
+
+beforeAll(async () => {
+  c = await startConsoleStack();
+  org = await c.newOrg();
+});
+afterAll(async () => {
+  await c?.close();
+});
+
+/** No WCAG 2.1 A/AA violation on the page as it is. */
+async function expectAccessible(page: import('playwright-core').Page) {
+  expect(await axeViolations(page)).toEqual([]);
+}
+
+it('runs the branded product image agent from its form, parks on review, approves and downloads', async () => {
+  await publishCatalogAgent(c.baseUrl, org.apiKey, 'branded-product-image.json');
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await expectAccessible(page);
+  await screenshot(page, 'catalog');
+
+  await page.getByRole('link', { name: 'Branded product image' }).click();
+  await page.getByRole('heading', { name: 'Branded product image' }).waitFor();
+  await page.getByText('Estimated cost:').waitFor();
+
+  await page.getByLabel('The product photo').setInputFiles({
+    name: 'photo.png',
+    mimeType: 'image/png',
+    buffer: await pngBytes(640, 480),
+  });
+  await page.getByText('photo.png: uploaded').waitFor();
+  await page
+    .getByLabel('The logo')
+    .first()
+    .setInputFiles({
+      name: 'logo.png',
+      mimeType: 'image/png',
+      buffer: await pngBytes(120, 120),
+    });
+  await page.getByText('logo.png: uploaded').waitFor();
+  await page.getByLabel('Brand name').fill('Acme');
+  await page.getByLabel('The headline').fill('Fresh from the oven');
+  await expectAccessible(page);
+  await screenshot(page, 'run-form');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+  await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+  const runId = page.url().split('/').pop()!;
+  await page.getByText('Waiting for review').first().waitFor({ timeout: 120_000 });
+  await page.locator('.react-flow__node.node-waiting_review').waitFor();
+  await expectAccessible(page);
+  await screenshot(page, 'run-waiting-for-review');
+
+  await page.getByRole('link', { name: 'Reviews' }).click();
+  const entry = page.getByRole('link', { name: `Run ${runId.slice(0, 8)}` });
+  await entry.waitFor();
+  await expectAccessible(page);
+  await screenshot(page, 'review-inbox');
+  await entry.click();
+  await page.getByRole('heading', { name: 'Proposal of node “check”' }).waitFor();
+  await page.getByRole('img').first().waitFor();
+  await expectAccessible(page);
+  await screenshot(page, 'review');
+  await page.getByRole('button', { name: /^Approve/ }).click();
+
+  await page.waitForURL(new RegExp(`/console/runs/${runId}$`));
+  await page.getByText('Completed').first().waitFor({ timeout: 120_000 });
+  await page.getByRole('heading', { name: 'Results' }).waitFor();
+  await screenshot(page, 'run-completed');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download' }).first().click(),
+  ]);
+  const saved = await download.path();
+  const bytes = fs.readFileSync(saved);
+  // A PNG or a JPEG, as the composer and add_logo write them.
+  expect(bytes.length).toBeGreaterThan(1000);
+  expect(bytes.subarray(0, 4).toString('hex')).toMatch(/^(89504e47|ffd8ff)/);
+  await context.close();
+});
+
+it('approves an edited subset of a text proposal, and says plainly when someone else decided first', async () => {
+  await publishAgent(c.baseUrl, org.apiKey, 'Console lines review', clientFlows.reviewLines());
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.getByRole('link', { name: 'Console lines review' }).click();
+  await page.getByLabel('Lines').fill('alpha\nbeta\ngamma');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+  const runId = page.url().split('/').pop()!;
+  await page.getByRole('link', { name: 'Decide the review' }).click();
+
+  // A second person opens the same review.
+  const other = await c.newPage({ width: 390, height: 844 });
+  await signIn(other.page, org.apiKey);
+  await other.page.goto(`/console/reviews/runs/${runId}`);
+  await other.page.getByRole('heading', { name: /Proposal of node/ }).waitFor();
+  // At phone width nothing runs off the side of the review.
+  expect(await other.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+
+  await page.getByLabel('Prompt 2').fill('beta, edited');
+  await page.getByLabel('Keep prompt 3').uncheck();
+  await page.getByRole('button', { name: 'Approve 2 kept' }).click();
+  await page.waitForURL(new RegExp(`/console/runs/${runId}$`));
+  await page.getByText('Completed').first().waitFor({ timeout: 60_000 });
+  await page.getByText('"beta, edited"').waitFor();
+  expect(await page.getByText('gamma').count()).toBe(0);
+
+  await other.page.getByRole('button', { name: /^Approve/ }).click();
+  await other.page.getByRole('alert').getByText('This review can no longer be decided').waitFor();
+  await other.context.close();
+  await context.close();
+});

@@ -1,0 +1,54 @@
+import type { AddressInfo } from 'node:net';
+import { startRunStack, type RunStack } from '@weft/gateway';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildConsole } from './build-console';
+
+/** Debian's chromium (`apt-get install chromium`; `.ci/run` installs it when missing). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface ConsoleStack {
+  stack: RunStack;
+  /** http://127.0.0.1:<port> of the gateway that serves the console and the API. */
+  baseUrl: string;
+  browser: Browser;
+  /** A fresh organization with credits: its API key. */
+  newOrg(credits?: number): Promise<{ id: string; apiKey: string }>;
+  /** A page in a context of its own (its own session storage), at `width`×`height`. */
+  newPage(size?: { width: number; height: number }): Promise<{ page: Page; context: BrowserContext }>;
+  close(): Promise<void>;
+}
+
+/** The real gateway (serving a fresh build of the console) and workers, and Chromium. */
+export async function startConsoleStack(): Promise<ConsoleStack> {
+  const build = buildConsole();
+  const stack = await startRunStack({ CONSOLE_DIR: build.dir });
+  const baseUrl = `http://127.0.0.1:${(stack.gw.server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
+  return {
+    stack,
+    baseUrl,
+    browser,
+    newOrg: (credits = 1000) => stack.gw.createOrg('Console org', credits),
+    async newPage(size = { width: 1280, height: 900 }) {
+      const context = await browser.newContext({ viewport: size, acceptDownloads: true, baseURL: baseUrl });
+      const page = await context.newPage();
+      return { page, context };
+    },
+    async close() {
+      await browser.close();
+      await stack.close();
+      build.remove();
+    },
+  };
+}
+
+/** Signs in on the console's page with `apiKey` and waits for the catalog. */
+export async function signIn(page: Page, apiKey: string): Promise<void> {
+  await page.goto('/console/');
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Agents and apps' }).waitFor();
+}
