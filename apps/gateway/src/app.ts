@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { createQueueBoard, QUEUE_BOARD_PATH } from './admin/queue-board';
+import { CONSOLE_PATH, consoleStatic } from './console/console-static';
 import type { GatewayDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { methodNotAllowed } from './http/method-not-allowed';
@@ -24,6 +25,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(requestContext(deps.logger));
   app.use(measureRequests(deps.metrics.http));
   app.use('/docs', labelRoute('/docs'), docs.assets);
+  // The web console's static files, outside the OpenAPI document; it answers every path under /console itself.
+  app.use(CONSOLE_PATH, labelRoute(CONSOLE_PATH), consoleStatic(deps));
   // An operator tool with its own pages and JSON API, outside the OpenAPI document.
   // Without ADMIN_TOKEN it is not mounted: its paths answer 404 like any unknown path.
   if (deps.config.ADMIN_TOKEN) {

@@ -12,6 +12,7 @@ import {
 import { credentialsEnvShape } from '@weft/credentials';
 import { providerRouteEnvShape } from '@weft/providers';
 import { z } from 'zod';
+import { DEFAULT_CONSOLE_DIR } from './console/console-dir';
 
 // The only place in the gateway that reads process.env.
 export const GatewayEnv = z.object({
@@ -77,6 +78,8 @@ export const GatewayEnv = z.object({
   ASSET_DOWNLOAD_STALL_MS: envInt(1000, 3_600_000).default(120_000),
   /** Largest image (width × height) the experimental SVG conversion decodes. */
   ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
+  /** The web console's build (index.html, assets/), served at /console/; a relative path is from the working directory. */
+  CONSOLE_DIR: envString().default(DEFAULT_CONSOLE_DIR),
   /** Provider routes, shown by GET /node-types (the key itself never is): the same values as the workers'. */
   ...providerRouteEnvShape,
   ...credentialsEnvShape,
