@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
@@ -9,6 +10,8 @@ import { build, type Plugin } from 'esbuild';
 // dist/ mirrors the source tree (dist/apps/gateway/src/main.js, ...) so that
 // code locating files relative to itself still finds them: the migration CLI
 // reads `<4 levels up>/prisma/migrations`, which is dist/prisma/migrations.
+// The web console (apps/console, a Vite app) is built last into dist/console,
+// which the gateway serves at /console/.
 
 export const ROOT = path.resolve(__dirname, '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -77,6 +80,24 @@ export async function buildAll(): Promise<void> {
   fs.writeFileSync(path.join(DIST, 'meta.json'), JSON.stringify(servers.metafile));
   fs.writeFileSync(path.join(DIST, 'meta-cli.json'), JSON.stringify(cli.metafile));
   fs.cpSync(path.join(ROOT, 'prisma'), path.join(DIST, 'prisma'), { recursive: true });
+  buildConsole();
+}
+
+const CONSOLE_CONFIG = 'apps/console/vite.config.ts';
+
+function buildConsole(): void {
+  const outDir = path.join(DIST, 'console');
+  // Until apps/console lands. The empty folder keeps the gateway image's COPY working.
+  if (!fs.existsSync(path.join(ROOT, CONSOLE_CONFIG))) {
+    fs.mkdirSync(outDir);
+    console.log(`${CONSOLE_CONFIG} not found: dist/console not built`);
+    return;
+  }
+  execFileSync(
+    process.execPath,
+    ['node_modules/vite/bin/vite.js', 'build', '--config', CONSOLE_CONFIG, '--outDir', outDir, '--emptyOutDir'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
 }
 
 if (require.main === module) {

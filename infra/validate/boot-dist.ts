@@ -110,6 +110,26 @@ async function waitForOk(url: string, child: Child): Promise<void> {
   throw new Error(`${url} did not answer 200 within ${WAIT_MS} ms (last: ${last})`);
 }
 
+/**
+ * The bundled gateway finds dist/console beside itself (apps/gateway/src/console/console-dir.ts),
+ * as in the image: it serves the built index.html at /console/, or says the console is not built.
+ */
+async function checkConsole(baseUrl: string): Promise<string> {
+  const index = path.join(ROOT, 'dist', 'console', 'index.html');
+  const res = await fetch(`${baseUrl}/console/`);
+  const body = await res.text();
+  if (fs.existsSync(index)) {
+    if (res.status !== 200 || body !== fs.readFileSync(index, 'utf8')) {
+      throw new Error(`GET /console/ answered ${res.status}, not dist/console/index.html: ${body.slice(0, 300)}`);
+    }
+    return 'the gateway serves dist/console at /console/';
+  }
+  if (res.status !== 404 || !body.includes('not built')) {
+    throw new Error(`GET /console/ without dist/console/index.html answered ${res.status}: ${body.slice(0, 300)}`);
+  }
+  return 'dist/console has no index.html: the gateway answers /console/ with its not-built 404';
+}
+
 function runNode(args: string[], env: NodeJS.ProcessEnv): string {
   const result = spawnSync(process.execPath, args, { cwd: ROOT, env, encoding: 'utf8', timeout: WAIT_MS });
   if (result.status !== 0) {
@@ -201,6 +221,7 @@ async function main(): Promise<void> {
       waitForOk(`http://127.0.0.1:${workerPort}/healthz`, worker),
     ]);
     log(`gateway /readyz and worker /healthz answered 200 after ${Date.now() - started} ms`);
+    log(await checkConsole(`http://127.0.0.1:${gatewayPort}`));
 
     // What docs/operations.md#deployment-docker-compose tells an operator to do, with the image's `weft`.
     const weft = (args: string[]) => imageCommand(stages, 'cli', args);

@@ -32,6 +32,7 @@ export function checkDockerfile(stages: Stage[]): string[] {
     problems.push(...checkFinalStage(stages, stage, wants.healthcheck));
   }
   problems.push(...checkAptOnlyWhereNeeded(stages));
+  problems.push(...checkGatewayHasConsole(stages));
   return problems;
 }
 
@@ -138,6 +139,19 @@ function checkAptOnlyWhereNeeded(stages: Stage[]): string[] {
     problems.push('target worker: ffmpeg is not installed');
   }
   return problems;
+}
+
+/** The gateway serves the console from dist/console, beside its bundle: without that COPY, /console/ is a 404. */
+function checkGatewayHasConsole(stages: Stage[]): string[] {
+  const gateway = stages.find((s) => s.name === 'gateway');
+  if (!gateway) return [];
+  const copiesConsole = gateway.instructions.some(
+    (i) =>
+      i.getKeyword() === 'COPY' &&
+      (i as Copy).getFromFlag()?.getValue() === 'build' &&
+      /^\/app\/dist\/console\/?\s+dist\/console\/?$/.test(i.getArgumentsContent()?.trim() ?? ''),
+  );
+  return copiesConsole ? [] : ['target gateway: does not COPY --from=build /app/dist/console/ dist/console/'];
 }
 
 /**

@@ -32,6 +32,13 @@ describe('Dockerfile rules', () => {
     expect(problems).toMatch(/shell form/);
     expect(problems).toMatch(/target worker is missing/);
   });
+
+  it("catch a gateway image without the console's files", () => {
+    const withoutConsole = readText(PATHS.dockerfile).replace(/^COPY --from=build \/app\/dist\/console\/.*$/m, '');
+    expect(checkDockerfile(parseStages(withoutConsole))).toEqual([
+      'target gateway: does not COPY --from=build /app/dist/console/ dist/console/',
+    ]);
+  });
 });
 
 describe('compose checks', () => {

@@ -12,6 +12,7 @@ export function formatBanner({ baseUrl, apiKey, stateFile, services }: BannerInf
     'Weft is running.',
     '',
     `  Base URL   ${baseUrl}`,
+    `  Console    ${baseUrl}/console/`,
     `  API key    ${apiKey}`,
     `  Secrets    ${stateFile} (ADMIN_TOKEN, JWT_SECRET, CREDENTIALS_KEY)`,
     ...services.map((line) => `  ${line}`),

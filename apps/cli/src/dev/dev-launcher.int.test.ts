@@ -142,6 +142,7 @@ test('one Ctrl-C, relayed or not, stops the gateway and worker, then the embedde
   ]);
   if (!started) throw new Error(`npm run dev exited before its banner:\n${output()}`);
   expect(output()).toContain('postgres: started embedded PostgreSQL');
+  expect(launcher.lines).toContain(`  Console    http://127.0.0.1:${port}/console/`);
   // True on Node 20 (docs/development.md#nodejs-versions), so shown; once, not by every process.
   const nodeNotices = launcher.lines.filter((line) => /will require node >=22/.test(line)).length;
   expect(nodeNotices).toBe(Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0);

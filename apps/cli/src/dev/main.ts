@@ -4,6 +4,7 @@ import { assertPortFree, DevstackError } from '@weft/devstack';
 import { HttpError } from '../http-client';
 import { startAppProcess, type AppProcess } from './app-process';
 import { formatBanner } from './banner';
+import { ensureConsoleBuilt } from './console-build';
 import { loadDevConfig, type DevConfig } from './dev-config';
 import { ensureDevOrganization } from './dev-organization';
 import { startDevServices, type DevServices } from './dev-services';
@@ -13,9 +14,9 @@ import { publishCatalog } from './publish-catalog';
 import { waitForGateway } from './wait-for-gateway';
 
 // `npm run dev`: the whole stack on one machine with nothing installed but
-// Node. Services → migrations → gateway + worker → development organization
-// and API key (through the admin API) → example catalog → banner. Ctrl-C stops
-// everything, applications first.
+// Node. Services → migrations → the console's build → gateway + worker →
+// development organization and API key (through the admin API) → example
+// catalog → banner. Ctrl-C stops everything, applications first.
 
 const log = (line: string) => process.stdout.write(`[dev]     ${line}\n`);
 
@@ -52,6 +53,8 @@ async function main(lifecycle: Lifecycle): Promise<void> {
     jwtSecret: config.JWT_SECRET ?? state.jwtSecret,
     credentialsKey: config.CREDENTIALS_KEY ?? state.credentialsKey,
   });
+  // Where the gateway, run from source, looks for it by default (CONSOLE_DIR).
+  await ensureConsoleBuilt(config.repoRoot, path.join(config.repoRoot, 'dist', 'console'), log);
   const gateway = startAppProcess('gateway', 'apps/gateway/src/main.ts', env, config.repoRoot);
   const worker = startAppProcess('worker', 'apps/worker/src/main.ts', env, config.repoRoot);
   lifecycle.add('gateway and worker', () => Promise.all([gateway.stop(), worker.stop()]));
