@@ -83,16 +83,10 @@ export async function buildAll(): Promise<void> {
   buildConsole();
 }
 
-const CONSOLE_CONFIG = 'apps/console/vite.config.ts';
+const CONSOLE_CONFIG = 'apps/console/vite.config.mts';
 
 function buildConsole(): void {
   const outDir = path.join(DIST, 'console');
-  // Until apps/console lands. The empty folder keeps the gateway image's COPY working.
-  if (!fs.existsSync(path.join(ROOT, CONSOLE_CONFIG))) {
-    fs.mkdirSync(outDir);
-    console.log(`${CONSOLE_CONFIG} not found: dist/console not built`);
-    return;
-  }
   execFileSync(
     process.execPath,
     ['node_modules/vite/bin/vite.js', 'build', '--config', CONSOLE_CONFIG, '--outDir', outDir, '--emptyOutDir'],

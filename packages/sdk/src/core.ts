@@ -228,7 +228,7 @@ export class WeftCore {
       if (!options.onReview) continue;
       if (event.type === 'run' && event.run.awaiting_human_review) await decide(event.run);
       // A node waiting for review: its review (id, proposal) is read from the run.
-      if (event.type === 'node' && event.node.status === 'waiting_for_review') {
+      if (event.type === 'node' && event.node.status === 'waiting_review') {
         await decide(await this.runsOf({ kind, id: run.id }).get(run.id, options));
       }
     }

@@ -154,7 +154,7 @@ test('a review announced by a node event is read from the run and decided throug
     const send = sse(res);
     if (!decided) {
       send('run', '1', running);
-      send('node', '2', { ...node('waiting_for_review'), node_id: 'check', type: 'human_review' });
+      send('node', '2', { ...node('waiting_review'), node_id: 'check', type: 'human_review' });
       // The stream stays open: the decision comes in on another request, then the end.
       const timer = setInterval(() => {
         if (!decided) return;

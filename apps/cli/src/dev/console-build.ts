@@ -8,7 +8,7 @@ import path from 'node:path';
 
 const APP_DIR = path.join('apps', 'console');
 /** What a build is made from, in apps/console. */
-const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts'];
+const SOURCES = ['src', 'public', 'index.html', 'vite.config.mts'];
 
 /** The newest modification time under `file` (a file or a folder), 0 when it does not exist. */
 function newestChange(file: string): number {
@@ -34,7 +34,7 @@ export function consoleBuildReason(repoRoot: string, outDir: string): string | u
 }
 
 function runVite(repoRoot: string, outDir: string): Promise<void> {
-  const args = ['node_modules/vite/bin/vite.js', 'build', '--config', path.join(APP_DIR, 'vite.config.ts')];
+  const args = ['node_modules/vite/bin/vite.js', 'build', '--config', path.join(APP_DIR, 'vite.config.mts')];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -51,11 +51,6 @@ function runVite(repoRoot: string, outDir: string): Promise<void> {
  * console, and the gateway serves the previous build, or a 404 saying it is not built.
  */
 export async function ensureConsoleBuilt(repoRoot: string, outDir: string, log: (line: string) => void): Promise<void> {
-  // Until apps/console lands.
-  if (!fs.existsSync(path.join(repoRoot, APP_DIR, 'vite.config.ts'))) {
-    log('console: apps/console does not exist yet, so there is no console to build');
-    return;
-  }
   const reason = consoleBuildReason(repoRoot, outDir);
   if (!reason) return;
   log(`console: building ${path.relative(repoRoot, outDir)} (${reason})`);

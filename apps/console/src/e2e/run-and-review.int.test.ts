@@ -99,7 +99,7 @@ it('approves an edited subset of a text proposal, and says plainly when someone 
   const { page, context } = await c.newPage();
   await signIn(page, org.apiKey);
   await page.getByRole('link', { name: 'Console lines review' }).click();
-  await page.getByLabel('Lines').fill('alpha\nbeta\ngamma');
+  await page.getByRole('textbox', { name: /^Lines/ }).fill('alpha\nbeta\ngamma');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
   const runId = page.url().split('/').pop()!;
@@ -113,8 +113,8 @@ it('approves an edited subset of a text proposal, and says plainly when someone 
   // At phone width nothing runs off the side of the review.
   expect(await other.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
-  await page.getByLabel('Prompt 2').fill('beta, edited');
-  await page.getByLabel('Keep prompt 3').uncheck();
+  await page.getByRole('textbox', { name: 'Prompt 2' }).fill('beta, edited');
+  await page.getByRole('checkbox', { name: 'Keep prompt 3' }).uncheck();
   await page.getByRole('button', { name: 'Approve 2 kept' }).click();
   await page.waitForURL(new RegExp(`/console/runs/${runId}$`));
   await page.getByText('Completed').first().waitFor({ timeout: 60_000 });

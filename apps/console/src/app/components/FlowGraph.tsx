@@ -73,6 +73,8 @@ export default function FlowGraph({ shape, states }: { shape: GraphShape; states
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
+        nodesFocusable={false}
+        edgesFocusable={false}
         proOptions={{ hideAttribution: true }}
         minZoom={0.2}
       >

@@ -107,7 +107,7 @@ function RunActions({ kind, run }: { kind: 'agent' | 'app'; run: AnyRun }) {
   return (
     <div className="actions">
       {run.awaiting_human_review && (
-        <Link className="button" role="button" href={`/reviews/${kind === 'app' ? 'app-runs' : 'runs'}/${run.id}`}>
+        <Link className="button-link" href={`/reviews/${kind === 'app' ? 'app-runs' : 'runs'}/${run.id}`}>
           Decide the review
         </Link>
       )}
