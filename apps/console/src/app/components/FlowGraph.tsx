@@ -1,6 +1,6 @@
 import '@xyflow/react/dist/style.css';
 import dagre from '@dagrejs/dagre';
-import { Background, ReactFlow, type Edge, type Node } from '@xyflow/react';
+import { Background, Position, ReactFlow, type Edge, type Node } from '@xyflow/react';
 import { useMemo } from 'react';
 import { NODE_STATUS_LABEL } from '../format';
 
@@ -51,6 +51,9 @@ export default function FlowGraph({ shape, states }: { shape: GraphShape; states
         ),
       },
       className: `node-${status}`,
+      // Laid out left to right: edges leave a node's right side and enter the next one's left.
+      sourcePosition: Position.Right,
+      targetPosition: Position.Left,
       draggable: false,
       connectable: false,
       selectable: false,
