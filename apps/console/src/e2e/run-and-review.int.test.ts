@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { clientFlows, pngBytes } from '@weft/gateway';
 import { axeViolations } from '../testing/axe';
-import { publishAgent, publishCatalogAgent } from '../testing/catalog-agent';
+import { publishAgent, publishCatalogAgent, startRun } from '../testing/catalog-agent';
 import { signIn, startConsoleStack, type ConsoleStack } from '../testing/console-stack';
 import { screenshot } from '../testing/screenshots';
 
@@ -108,9 +108,10 @@ it('approves an edited subset of a text proposal, and says plainly when someone 
   // A second person opens the same review.
   const other = await c.newPage({ width: 390, height: 844 });
   await signIn(other.page, org.apiKey);
-  await other.page.goto(`/console/reviews/runs/${runId}`);
+  await other.page.getByRole('link', { name: 'Reviews' }).click();
+  await other.page.getByRole('link', { name: `Run ${runId.slice(0, 8)}` }).click();
   await other.page.getByRole('heading', { name: /Proposal of node/ }).waitFor();
-  // At phone width nothing runs off the side of the review.
+  // At phone width (the inbox and) the review fit the screen.
   expect(await other.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
   await page.getByRole('textbox', { name: 'Prompt 2' }).fill('beta, edited');
@@ -126,3 +127,38 @@ it('approves an edited subset of a text proposal, and says plainly when someone 
   await other.context.close();
   await context.close();
 });
+
+it('retries a proposal: the run asks again with a new review', async () => {
+  const agentId = await publishAgent(c.baseUrl, org.apiKey, 'Console retry', clientFlows.review());
+  const runId = await startRun(c.baseUrl, org.apiKey, agentId, [{ id: 'topic', value: 'tides' }]);
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.goto(`/console/reviews/runs/${runId}`);
+  await page.getByRole('heading', { name: /Proposal of node/ }).waitFor({ timeout: 60_000 });
+  const before = await pendingReviewIds(runId);
+  await page.getByRole('button', { name: 'Retry' }).click();
+
+  await page.waitForURL(new RegExp(`/console/runs/${runId}$`));
+  const after = await waitForNewReview(runId, before[0]!);
+  // The page, following the run, offers the new review.
+  await page.getByRole('link', { name: 'Decide the review' }).click();
+  await page.waitForURL(new RegExp(`/console/reviews/runs/${runId}$`));
+  await page.getByRole('heading', { name: /Proposal of node/ }).waitFor();
+  expect(after).toHaveLength(1);
+  await context.close();
+});
+
+/** The run's waiting reviews once one other than `previous` waits. */
+async function waitForNewReview(runId: string, previous: string): Promise<string[]> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    const ids = await pendingReviewIds(runId);
+    if (ids.length > 0 && !ids.includes(previous)) return ids;
+  }
+  throw new Error(`run ${runId} never asked for a new review after the retry`);
+}
+
+async function pendingReviewIds(runId: string): Promise<string[]> {
+  const res = await fetch(`${c.baseUrl}/runs/${runId}`, { headers: { 'x-api-key': org.apiKey } });
+  const run = (await res.json()) as { pending_reviews: { id: string }[] };
+  return run.pending_reviews.map((r) => r.id);
+}
