@@ -1,4 +1,4 @@
-import { NodeTypeSchema } from './enums';
+import { NodeStatusSchema, NodeTypeSchema } from './enums';
 import { z } from './zod';
 
 // The flow a run executes, as nodes and edges to draw (docs/api.md#the-graph-of-a-run).
@@ -8,6 +8,13 @@ export const RunGraphNodeSchema = z
     id: z.string().openapi({ description: 'The node id: the `node_id` of the run events and reviews.' }),
     type: NodeTypeSchema,
     description: z.string().nullable(),
+    status: NodeStatusSchema.openapi({
+      description: 'Its state now: `pending` until the run reaches it (the statuses of the run events).',
+    }),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    cost: z.number().int().nullable().openapi({ description: 'Credits it cost, once settled.' }),
+    error: z.string().nullable().openapi({ description: 'Why it failed, as the run shows it.' }),
   })
   .openapi('RunGraphNode');
 
@@ -28,6 +35,8 @@ export const RunGraphSchema = z
         'ports and list entries.',
     }),
   })
-  .openapi('RunGraph', { description: 'The flow of the agent version a run executes.' });
+  .openapi('RunGraph', {
+    description: 'The flow of the agent version a run executes, with the state of each node when read.',
+  });
 
 export type RunGraph = z.infer<typeof RunGraphSchema>;

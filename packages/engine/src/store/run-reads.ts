@@ -57,23 +57,40 @@ export async function readRunRow(
   return rows[0];
 }
 
-const READ_RUN_VERSION_ID = {
-  name: 'runs_read_agent_version_id_v1',
-  text: `SELECT agent_version_id FROM runs WHERE id = $1 AND organization_id = $2 AND kind = $3::"RunKind"`,
+const READ_RUN_NODES = {
+  name: 'runs_read_run_nodes_v1',
+  text: `SELECT r.agent_version_id,
+                (SELECT json_agg(json_build_object('node_id', n.node_id, 'status', n.status,
+                                                   'started_at', n.started_at, 'completed_at', n.completed_at,
+                                                   'cost', n.cost, 'error', n.error))
+                   FROM node_executions n WHERE n.run_id = r.id) AS nodes
+           FROM runs r WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`,
 };
 
-/** The agent version a run of `kind` of `orgId` executes; undefined like readRunRow. */
-export async function readRunVersionId(
+/** A node's state as the run's graph shows it (a node without a row has not been reached: pending). */
+export interface NodeStateRow {
+  node_id: string;
+  status: string;
+  /** As json_build_object writes a timestamptz (ISO 8601 with an offset). */
+  started_at: string | null;
+  completed_at: string | null;
+  cost: number;
+  error: string | null;
+}
+
+/** The agent version a run of `kind` of `orgId` executes, and its node rows; undefined like readRunRow. */
+export async function readRunNodes(
   pool: Pool,
   orgId: string,
   runId: string,
   kind: RunKindName,
-): Promise<string | undefined> {
-  const { rows } = await pool.query<{ agent_version_id: string }>({
-    ...READ_RUN_VERSION_ID,
+): Promise<{ agentVersionId: string; nodes: NodeStateRow[] } | undefined> {
+  const { rows } = await pool.query<{ agent_version_id: string; nodes: NodeStateRow[] | null }>({
+    ...READ_RUN_NODES,
     values: [runId, orgId, kind],
   });
-  return rows[0]?.agent_version_id;
+  const row = rows[0];
+  return row && { agentVersionId: row.agent_version_id, nodes: row.nodes ?? [] };
 }
 
 /** A node row as a run's event stream reports it. */

@@ -7433,7 +7433,7 @@ export interface components {
             started_at?: string | null;
             status: components["schemas"]["FlowRunStatus"];
         };
-        /** @description The flow of the agent version a run executes. */
+        /** @description The flow of the agent version a run executes, with the state of each node when read. */
         RunGraph: {
             /** @description One per upstream node each input port reads, in the flow's order of the reading nodes, then of their ports and list entries. */
             edges: components["schemas"]["RunGraphEdge"][];
@@ -7449,9 +7449,18 @@ export interface components {
             to: string;
         };
         RunGraphNode: {
+            /** Format: date-time */
+            completed_at: string | null;
+            /** @description Credits it cost, once settled. */
+            cost: number | null;
             description: string | null;
+            /** @description Why it failed, as the run shows it. */
+            error: string | null;
             /** @description The node id: the `node_id` of the run events and reviews. */
             id: string;
+            /** Format: date-time */
+            started_at: string | null;
+            status: components["schemas"]["NodeStatus"] & unknown;
             type: components["schemas"]["NodeType"];
         };
         RunInput: {

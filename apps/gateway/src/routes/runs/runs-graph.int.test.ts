@@ -5,7 +5,8 @@ import { expectSchema } from '../../testing/expect-schema';
 import { startRunStack, type RunStack } from '../../testing/test-runs';
 
 // GET /runs/{id}/graph and /app-runs/{id}/graph: the flow of the version a run
-// executes, for drawing it. Nothing needs to execute: no worker runs here.
+// executes, for drawing it, with each node's state. Only the test of the
+// states starts a worker; the others need nothing to execute.
 
 let stack: RunStack;
 let org: { id: string; apiKey: string };
@@ -40,6 +41,12 @@ const get = (path: string, key: string | null = org.apiKey) => {
   return key ? req.set('X-Api-Key', key) : req;
 };
 
+/** The flow's part of a graph: what does not change while the run executes. */
+function shapeOf(body: unknown) {
+  const graph = expectSchema(RunGraphSchema, body);
+  return { ...graph, nodes: graph.nodes.map(({ id, type, description }) => ({ id, type, description })) };
+}
+
 async function startRun(path: '/runs' | '/app-runs', body: object, key = org.apiKey): Promise<string> {
   const res = await request(stack.gw.app).post(path).set('X-Api-Key', key).send(body);
   if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -57,7 +64,7 @@ test('an agent run: every node in flow order, one edge per upstream node each po
   });
   const res = await get(`/runs/${runId}/graph`);
   expect(res.status).toBe(200);
-  expect(expectSchema(RunGraphSchema, res.body)).toEqual({
+  expect(shapeOf(res.body)).toEqual({
     nodes: [
       { id: 'note', type: 'comment', description: 'Joins two texts, then keeps the long ones' },
       { id: 'a', type: 'text_input', description: 'First' },
@@ -109,7 +116,7 @@ test("an app run: the flow of the app's agent", async () => {
 
   const res = await get(`/app-runs/${runId}/graph`);
   expect(res.status).toBe(200);
-  expect(expectSchema(RunGraphSchema, res.body)).toEqual({
+  expect(shapeOf(res.body)).toEqual({
     nodes: [
       { id: 'topic', type: 'text_input', description: 'Topic of the post' },
       { id: 'tone', type: 'text_input', description: 'Tone' },
@@ -124,6 +131,37 @@ test("an app run: the flow of the app's agent", async () => {
   });
   // Like GET of the run: an app run is not at /runs, nor an agent run at /app-runs.
   expect((await get(`/runs/${runId}/graph`)).status).toBe(404);
+});
+
+test('each node with its state when read: settled ones as the run left them, one not reached pending', async () => {
+  await stack.startWorker();
+  const agent = await postAgent(stack.gw.app, org.apiKey, { flow: branchingFlow() });
+  // "x y" is short: the router takes its default port, and `long` is skipped.
+  const runId = await startRun('/runs', {
+    agent_id: agent.id,
+    inputs: [
+      { id: 'a', value: 'x' },
+      { id: 'b', value: 'y' },
+    ],
+  });
+  for (const deadline = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    if ((await get(`/runs/${runId}`)).body.status !== 'in_progress') break;
+    if (Date.now() > deadline) throw new Error('the run did not end');
+  }
+  const graph = expectSchema(RunGraphSchema, (await get(`/runs/${runId}/graph`)).body);
+  const states = Object.fromEntries(graph.nodes.map((n) => [n.id, n.status]));
+  expect(states).toEqual({
+    // A comment never executes.
+    note: 'pending',
+    a: 'completed',
+    b: 'completed',
+    join: 'completed',
+    r: 'completed',
+    long: 'skipped',
+  });
+  const join = graph.nodes.find((n) => n.id === 'join')!;
+  expect(join).toMatchObject({ cost: expect.any(Number), error: null });
+  expect(Date.parse(join.completed_at!)).toBeGreaterThanOrEqual(Date.parse(join.started_at!));
 });
 
 describe('answers like GET of the run', () => {
