@@ -75,7 +75,8 @@ test('shows progress, asks the review in the terminal, and finishes with the edi
   } finally {
     term.kill();
   }
-  expect(term.screen()).toMatch(/\d+% \| waiting for review \| \d\d:\d\d/); // the bar: progress, node, elapsed time
+  // The bar: progress, the node that waits, elapsed time.
+  expect(term.screen()).toMatch(/\d+% \| check: waiting for review \| \d\d:\d\d/);
   expect(term.screen()).toContain('check: tea / friendly, edited');
   const runs = (await toArray(cli.client.runs.list())).filter((r) => r.agent_id === agent.id);
   expect(runs).toHaveLength(1);
