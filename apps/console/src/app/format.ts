@@ -31,3 +31,11 @@ export const NODE_STATUS_LABEL: Record<string, string> = {
   canceled: 'canceled',
   skipped: 'skipped',
 };
+
+/**
+ * A short name for an id. Our ids are UUIDv7: their first digits are the time
+ * they were made, the same for ids made together, so the last ones are used.
+ */
+export function shortId(id: string): string {
+  return id.slice(-8);
+}

@@ -81,9 +81,9 @@ it('cancels a run from its page and from the runs list', async () => {
   await page.getByText('Canceled').first().waitFor({ timeout: 30_000 });
 
   await page.getByRole('link', { name: 'Runs', exact: true }).click();
-  await page.getByRole('button', { name: `Cancel run ${second.slice(0, 8)}` }).click();
+  await page.getByRole('button', { name: `Cancel run ${second.slice(-8)}` }).click();
   await page
-    .getByRole('row', { name: new RegExp(second.slice(0, 8)) })
+    .getByRole('row', { name: new RegExp(second.slice(-8)) })
     .getByText('Canceled')
     .waitFor({ timeout: 30_000 });
   await screenshot(page, 'runs');

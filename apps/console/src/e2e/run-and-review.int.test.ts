@@ -67,7 +67,7 @@ it('runs the branded product image agent from its form, parks on review, approve
   await screenshot(page, 'run-waiting-for-review');
 
   await page.getByRole('link', { name: 'Reviews' }).click();
-  const entry = page.getByRole('link', { name: `Run ${runId.slice(0, 8)}` });
+  const entry = page.getByRole('link', { name: `Run ${runId.slice(-8)}` });
   await entry.waitFor();
   await expectAccessible(page);
   await screenshot(page, 'review-inbox');
@@ -109,7 +109,7 @@ it('approves an edited subset of a text proposal, and says plainly when someone 
   const other = await c.newPage({ width: 390, height: 844 });
   await signIn(other.page, org.apiKey);
   await other.page.getByRole('link', { name: 'Reviews' }).click();
-  await other.page.getByRole('link', { name: `Run ${runId.slice(0, 8)}` }).click();
+  await other.page.getByRole('link', { name: `Run ${runId.slice(-8)}` }).click();
   await other.page.getByRole('heading', { name: /Proposal of node/ }).waitFor();
   // At phone width (the inbox and) the review fit the screen.
   expect(await other.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
@@ -162,3 +162,33 @@ async function pendingReviewIds(runId: string): Promise<string[]> {
   const run = (await res.json()) as { pending_reviews: { id: string }[] };
   return run.pending_reviews.map((r) => r.id);
 }
+
+it('runs an app from its form: a choice among its options, followed to its result', async () => {
+  const agentId = await publishAgent(c.baseUrl, org.apiKey, 'Console first line', clientFlows.split());
+  const res = await fetch(`${c.baseUrl}/apps`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': org.apiKey },
+    body: JSON.stringify({
+      name: 'Pick a palette',
+      description: 'The first colour of the palette you choose',
+      agent_id: agentId,
+      inputs: [{ id: 'text', type: 'text', name: 'Palette', required: true, options: ['red\ngreen', 'blue\nyellow'] }],
+      outputs: [{ id: 'first', type: 'text', description: 'Its first colour' }],
+    }),
+  });
+  expect(res.status).toBe(201);
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.getByRole('link', { name: 'Pick a palette' }).click();
+  await page.getByLabel('Palette').selectOption('blue\nyellow');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+  await page.waitForURL(/\/console\/app-runs\/[0-9a-f-]{36}$/);
+  await page.getByText('Completed').first().waitFor({ timeout: 60_000 });
+  await page.locator('.text-result').getByText('blue', { exact: true }).waitFor();
+  // The app run's flow, from its own graph route: the run ended before the page
+  // opened, so its stream sends no node events and the states are the graph's.
+  await page.locator('.react-flow__node.node-completed').nth(2).waitFor();
+  expect(await page.locator('.react-flow__node').count()).toBe(3);
+  await context.close();
+});

@@ -27,6 +27,9 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
   });
+  // Every page's context, closed before the stack even when a test failed with
+  // one open: an open page keeps its run's event stream open on the gateway.
+  const contexts = new Set<BrowserContext>();
   return {
     stack,
     baseUrl,
@@ -34,10 +37,13 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     newOrg: (credits = 1000) => stack.gw.createOrg('Console org', credits),
     async newPage(size = { width: 1280, height: 900 }) {
       const context = await browser.newContext({ viewport: size, acceptDownloads: true, baseURL: baseUrl });
+      contexts.add(context);
+      context.once('close', () => contexts.delete(context));
       const page = await context.newPage();
       return { page, context };
     },
     async close() {
+      await Promise.all([...contexts].map((context) => context.close()));
       await browser.close();
       await stack.close();
       build.remove();

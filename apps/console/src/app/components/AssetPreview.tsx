@@ -1,12 +1,13 @@
 import type { Asset, AssetSummary } from '@weft/sdk/browser';
+import { shortId } from '../format';
 
 /** An asset shown as what it is: an image, a player for video and audio, else its type. */
 export function AssetPreview({ asset, small = false }: { asset: Asset | AssetSummary; small?: boolean }) {
-  const label = `${asset.media_type} ${asset.id.slice(0, 8)} (${asset.media_extension})`;
+  const label = `${asset.media_type} ${shortId(asset.id)} (${asset.media_extension})`;
   const className = small ? 'preview small' : 'preview';
   switch (asset.media_type) {
     case 'image':
-      return <img className={className} src={asset.url} alt={`Image ${asset.id.slice(0, 8)}`} loading="lazy" />;
+      return <img className={className} src={asset.url} alt={`Image ${shortId(asset.id)}`} loading="lazy" />;
     case 'video':
       return <video className={className} src={asset.url} controls preload="metadata" aria-label={label} />;
     case 'audio':

@@ -5,7 +5,7 @@ import { useClient } from '../client-context';
 import { AssetPreview } from '../components/AssetPreview';
 import { DownloadButton } from '../components/DownloadButton';
 import { ErrorNote } from '../components/ErrorNote';
-import { formatDate } from '../format';
+import { formatDate, shortId } from '../format';
 import { usePages } from '../use-pages';
 
 /** The organization's assets, newest first, with previews and downloads. */
@@ -46,7 +46,7 @@ export function AssetsPage() {
                 {asset.run_id && (
                   <>
                     {' · '}
-                    <Link href={`/runs/${asset.run_id}`}>run {asset.run_id.slice(0, 8)}</Link>
+                    <Link href={`/runs/${asset.run_id}`}>run {shortId(asset.run_id)}</Link>
                   </>
                 )}
               </small>

@@ -57,7 +57,7 @@ function RunForm({ kind, target, fields }: { kind: 'agent' | 'app'; target: Agen
         <h1>{target.name}</h1>
         <p>{target.description}</p>
       </hgroup>
-      <form onSubmit={(e) => void submit(e)} aria-label={`Run ${target.name}`}>
+      <form onSubmit={(e) => void submit(e)}>
         {fields.map((field) => (
           <FieldInput key={field.id} field={field} value={values[field.id]} onChange={(v) => set(field.id, v)} />
         ))}
@@ -104,7 +104,9 @@ function FieldInput({
         >
           <option value="">Choose…</option>
           {field.options.map((o) => (
-            <option key={o}>{o}</option>
+            <option key={o} value={o}>
+              {o}
+            </option>
           ))}
         </select>
       </>

@@ -6,6 +6,7 @@ import { AssetPreview } from '../components/AssetPreview';
 import { ErrorNote } from '../components/ErrorNote';
 import { takePage } from '../pages-of';
 import { useLoad } from '../use-load';
+import { shortId } from '../format';
 
 /** A run's waiting reviews: see each proposal, edit it, keep a subset, approve or retry. */
 export function ReviewPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
@@ -20,7 +21,7 @@ export function ReviewPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) 
   const reviews = run.data.pending_reviews ?? [];
   return (
     <section>
-      <h1>Review of run {id.slice(0, 8)}</h1>
+      <h1>Review of run {shortId(id)}</h1>
       <p>
         <Link href={runPath}>Watch this run</Link>
       </p>

@@ -2,7 +2,7 @@ import type { AppRunSummary, RunSummary } from '@weft/sdk/browser';
 import { Link } from 'wouter';
 import { useClient } from '../client-context';
 import { ErrorNote } from '../components/ErrorNote';
-import { formatDate, formatPercent } from '../format';
+import { formatDate, formatPercent, shortId } from '../format';
 import { takePage } from '../pages-of';
 import { useLoad } from '../use-load';
 
@@ -42,7 +42,7 @@ export function ReviewsPage() {
           {inbox.data.map((run) => (
             <li key={run.id}>
               <Link href={`/reviews/${run.kind === 'app' ? 'app-runs' : 'runs'}/${run.id}`}>
-                {run.kind === 'app' ? 'App run' : 'Run'} {run.id.slice(0, 8)}
+                {run.kind === 'app' ? 'App run' : 'Run'} {shortId(run.id)}
               </Link>{' '}
               <small>
                 started {formatDate(run.created_at)} · {formatPercent(run.progress)} done

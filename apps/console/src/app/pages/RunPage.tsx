@@ -1,12 +1,12 @@
 import { hasEnded, type AnyRun } from '@weft/sdk/browser';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useClient } from '../client-context';
 import { ErrorNote } from '../components/ErrorNote';
-import type { GraphShape } from '../components/FlowGraph';
+import type { GraphShape, NodeView } from '../components/FlowGraph';
 import { ResultList } from '../components/ResultList';
 import { RunStatus } from '../components/RunStatus';
-import { formatCredits, formatDate, formatPercent, NODE_STATUS_LABEL } from '../format';
+import { formatCredits, formatDate, formatPercent, NODE_STATUS_LABEL, shortId } from '../format';
 import { useLoad } from '../use-load';
 import { useRunFeed } from '../use-run-feed';
 
@@ -17,21 +17,30 @@ const FlowGraph = lazy(() => import('../components/FlowGraph'));
 export function RunPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
   const client = useClient();
   const { run, nodes, error } = useRunFeed(kind, id);
-  const graph = useLoad<GraphShape>(
-    async (signal) => {
+  const graph = useLoad(
+    async (signal): Promise<{ shape: GraphShape; states: Map<string, NodeView> }> => {
       const path = kind === 'app' ? '/app-runs/{run_id}/graph' : '/runs/{run_id}/graph';
       const { data, error: failed } = await client.api.GET(path, { params: { path: { run_id: id } }, signal });
       if (!data) throw failed instanceof Error ? failed : new Error('The flow of this run could not be read');
-      return data;
+      // Comments and groups annotate a flow; they never run.
+      const nodes = data.nodes.filter((n) => n.type !== 'comment' && n.type !== 'group');
+      return { shape: { nodes, edges: data.edges }, states: new Map(nodes.map((n) => [n.id, n])) };
     },
     [client, kind, id],
   );
+  // The graph's states when it was read, and every node event since on top of them
+  // (a stream opened on an ended run sends none: the graph has them).
+  const states = useMemo(() => {
+    const merged = new Map<string, NodeView>(graph.data?.states);
+    for (const [nodeId, state] of nodes) merged.set(nodeId, state);
+    return merged;
+  }, [graph.data, nodes]);
 
   if (error) return <ErrorNote error={error} />;
   if (!run) return <p aria-busy="true">Loading the run…</p>;
   return (
     <section>
-      <h1>Run {run.id.slice(0, 8)}</h1>
+      <h1>Run {shortId(run.id)}</h1>
       <RunSummaryLine run={run} />
       <RunActions kind={kind} run={run} />
       {run.error && (
@@ -43,15 +52,15 @@ export function RunPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
       <ErrorNote error={graph.error} />
       {graph.data && (
         <Suspense fallback={<p aria-busy="true">Drawing the flow…</p>}>
-          <FlowGraph shape={graph.data} states={nodes} />
+          <FlowGraph shape={graph.data.shape} states={states} />
         </Suspense>
       )}
       {graph.data && (
         <details>
           <summary>Nodes as a list</summary>
           <ul className="node-list">
-            {graph.data.nodes.map((n) => {
-              const state = nodes.get(n.id);
+            {graph.data.shape.nodes.map((n) => {
+              const state = states.get(n.id);
               const status = state?.status ?? 'pending';
               return (
                 <li key={n.id}>

@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { useClient } from '../client-context';
 import { ErrorNote } from '../components/ErrorNote';
 import { RunStatus } from '../components/RunStatus';
-import { formatCredits, formatDate, formatPercent, STATUS_LABEL } from '../format';
+import { formatCredits, formatDate, formatPercent, STATUS_LABEL, shortId } from '../format';
 import { usePages } from '../use-pages';
 
 type Kind = 'agent' | 'app';
@@ -94,7 +94,7 @@ export function RunsPage() {
             {runs.items.map((run) => (
               <tr key={run.id}>
                 <td>
-                  <Link href={`${base}/${run.id}`}>{run.id.slice(0, 8)}</Link>
+                  <Link href={`${base}/${run.id}`}>{shortId(run.id)}</Link>
                 </td>
                 <td>
                   <RunStatus run={run} />
@@ -108,7 +108,7 @@ export function RunsPage() {
                     <button
                       type="button"
                       className="secondary outline"
-                      aria-label={`Cancel run ${run.id.slice(0, 8)}`}
+                      aria-label={`Cancel run ${shortId(run.id)}`}
                       onClick={() => void cancel(run.id)}
                     >
                       Cancel
