@@ -20,3 +20,4 @@ export { DevstackError, MissingDependencyError, PortInUseError, PortUnavailableE
 export type { EnsureServiceOptions, ServiceHandle, ServiceSource } from './service-handle';
 export { findOrInstallFfmpeg, type FfmpegPaths } from './ffmpeg/find-ffmpeg';
 export { findOrInstallEspeak } from './espeak/find-espeak';
+export { findOrInstallChromium } from './chromium/find-chromium';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   ensurePostgres,
   ensureRedis,
+  findOrInstallChromium,
   findOrInstallEspeak,
   findOrInstallFfmpeg,
   ensureS3,
@@ -83,10 +84,12 @@ export async function startTestStack(env: NodeJS.ProcessEnv, log: (line: string)
       }).then(track),
     ]);
     // The asset worker's and media nodes' tests run ffmpeg, text_to_speech's
-    // run espeak-ng. Installed after the services so that two apt-get runs
-    // (these and redis-server's) never contend for dpkg.
+    // run espeak-ng, the console's and the SDK's browser tests Chromium.
+    // Installed after the services so that two apt-get runs (these and
+    // redis-server's) never contend for dpkg.
     findOrInstallFfmpeg(log);
     findOrInstallEspeak(log);
+    process.env.CHROMIUM_PATH ??= findOrInstallChromium(log);
     return { postgres, redis, s3, adminDatabaseUrl: withDatabaseName(postgres.url, 'postgres'), stop };
   } catch (err) {
     // One service failing must not leave the others running.
