@@ -1,7 +1,5 @@
 import type { RunResult } from '@weft/sdk/browser';
-import { useClient } from '../client-context';
-import { takePage } from '../pages-of';
-import { useLoad } from '../use-load';
+import { useAssets } from '../use-assets';
 import { AssetPreview } from './AssetPreview';
 import { DownloadButton } from './DownloadButton';
 import { ErrorNote } from './ErrorNote';
@@ -36,15 +34,10 @@ function ResultValue({ result }: { result: RunResult }) {
 }
 
 export function AssetGrid({ ids }: { ids: string[] }) {
-  const client = useClient();
-  const assets = useLoad(
-    (signal) =>
-      ids.length ? takePage(client.assets.list({ asset_ids: ids, limit: 100 }, { signal }), 100) : Promise.resolve([]),
-    [client, ids.join(',')],
-  );
+  const assets = useAssets(ids);
   if (assets.error) return <ErrorNote error={assets.error} />;
   if (!assets.data) return <p aria-busy="true">Loading…</p>;
-  const byId = new Map(assets.data.map((a) => [a.id, a]));
+  const byId = assets.data;
   return (
     <ul className="asset-grid">
       {ids.map((id) => {

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useClient } from '../client-context';
 import { AssetPreview } from '../components/AssetPreview';
 import { ErrorNote } from '../components/ErrorNote';
-import { useLoad } from '../use-load';
+import { useAssets } from '../use-assets';
 import { ACCEPT, type Field } from './fields';
 
 interface Upload {
@@ -93,6 +93,7 @@ function UploadPicker({ field, value, onChange }: { field: Field; value: string[
 }
 
 function OptionPicker({ field, value, onChange }: { field: Field; value: string[]; onChange(ids: string[]): void }) {
+  const assets = useAssets(field.options!);
   const max = field.maxSelections ?? 1;
   const toggle = (id: string, on: boolean) => {
     if (max === 1) return onChange(on ? [id] : []);
@@ -104,17 +105,20 @@ function OptionPicker({ field, value, onChange }: { field: Field; value: string[
         {field.label}
         {selectionHint(field)}
       </legend>
-      {field.options!.map((id) => (
-        <label key={id}>
-          <input
-            type={max === 1 ? 'radio' : 'checkbox'}
-            name={field.id}
-            checked={value.includes(id)}
-            onChange={(e) => toggle(id, e.target.checked)}
-          />
-          <AssetById id={id} />
-        </label>
-      ))}
+      {field.options!.map((id) => {
+        const asset = assets.data?.get(id);
+        return (
+          <label key={id}>
+            <input
+              type={max === 1 ? 'radio' : 'checkbox'}
+              name={field.id}
+              checked={value.includes(id)}
+              onChange={(e) => toggle(id, e.target.checked)}
+            />
+            {asset ? <AssetPreview asset={asset} small /> : <span>{id}</span>}
+          </label>
+        );
+      })}
     </fieldset>
   );
 }
@@ -125,10 +129,4 @@ export function selectionHint(field: Field): string {
   if (max !== undefined) return ` (up to ${max})`;
   if (min !== undefined) return ` (at least ${min})`;
   return field.required ? ' (required)' : '';
-}
-
-function AssetById({ id }: { id: string }) {
-  const client = useClient();
-  const { data: asset } = useLoad((signal) => client.assets.get(id, { signal }), [client, id]);
-  return asset ? <AssetPreview asset={asset} small /> : <span>{id}</span>;
 }

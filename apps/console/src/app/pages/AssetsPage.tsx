@@ -5,6 +5,7 @@ import { useClient } from '../client-context';
 import { AssetPreview } from '../components/AssetPreview';
 import { DownloadButton } from '../components/DownloadButton';
 import { ErrorNote } from '../components/ErrorNote';
+import { ListFooter } from '../components/ListFooter';
 import { formatDate, shortId } from '../format';
 import { usePages } from '../use-pages';
 
@@ -55,12 +56,7 @@ export function AssetsPage() {
           </li>
         ))}
       </ul>
-      {!assets.loading && assets.items.length === 0 && <p>No asset matches.</p>}
-      {assets.hasMore && (
-        <button type="button" className="secondary" aria-busy={assets.loading} onClick={assets.more}>
-          Show more
-        </button>
-      )}
+      <ListFooter pages={assets} empty="No asset matches." />
     </section>
   );
 }

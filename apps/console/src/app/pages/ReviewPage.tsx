@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { useClient } from '../client-context';
 import { AssetPreview } from '../components/AssetPreview';
 import { ErrorNote } from '../components/ErrorNote';
-import { takePage } from '../pages-of';
+import { useAssets } from '../use-assets';
 import { useLoad } from '../use-load';
 import { shortId } from '../format';
 
@@ -117,12 +117,8 @@ function ReviewForm({ runId, review, runPath }: { runId: string; review: Pending
 }
 
 function ProposedAssets({ ids, kept, onKept }: { ids: string[]; kept: boolean[]; onKept(kept: boolean[]): void }) {
-  const client = useClient();
-  const assets = useLoad(
-    (signal) => takePage(client.assets.list({ asset_ids: ids, limit: 100 }, { signal }), 100),
-    [client, ids.join(',')],
-  );
-  const byId = new Map((assets.data ?? []).map((a) => [a.id, a]));
+  const assets = useAssets(ids);
+  const byId = assets.data ?? new Map();
   return (
     <>
       <ErrorNote error={assets.error} />

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { useClient } from '../client-context';
 import { ErrorNote } from '../components/ErrorNote';
+import { ListFooter } from '../components/ListFooter';
 import { RunStatus } from '../components/RunStatus';
 import { formatCredits, formatDate, formatPercent, STATUS_LABEL, shortId } from '../format';
 import { usePages } from '../use-pages';
@@ -120,12 +121,7 @@ export function RunsPage() {
           </tbody>
         </table>
       </div>
-      {!runs.loading && runs.items.length === 0 && <p>No run matches.</p>}
-      {runs.hasMore && (
-        <button type="button" className="secondary" aria-busy={runs.loading} onClick={runs.more}>
-          Show more
-        </button>
-      )}
+      <ListFooter pages={runs} empty="No run matches." />
     </section>
   );
 }
