@@ -13,6 +13,8 @@ export interface Figures {
   /** CPU time the serving process spent per request. */
   cpuUsPerRequest: number;
   errors: number;
+  /** Bytes on the wire per response, headers included (autocannon's count; unset when paced). */
+  bytesPerResponse?: number;
 }
 
 export interface MeasureOptions {
@@ -70,17 +72,18 @@ export async function measure(name: string, serverPid: number, url: string, o: M
     p99: r.latency.p99,
     cpuUsPerRequest: cpu / Math.max(1, r.requests.total),
     errors: r.non2xx + r.errors + r.timeouts,
+    bytesPerResponse: r.throughput.total / Math.max(1, r.requests.total),
   };
 }
 
 export function figuresTable(rows: Figures[], ceilingRps: number): string {
   const lines = [
-    '| endpoint | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| endpoint | req/s | p50 ms | p99 ms | ratio to ceiling | server CPU µs/req | KiB/response | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const f of rows) {
     lines.push(
-      `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${(f.rps / ceilingRps).toFixed(2)} | ${f.cpuUsPerRequest.toFixed(0)} | ${f.errors} |`,
+      `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${(f.rps / ceilingRps).toFixed(2)} | ${f.cpuUsPerRequest.toFixed(0)} | ${f.bytesPerResponse === undefined ? '–' : (f.bytesPerResponse / 1024).toFixed(1)} | ${f.errors} |`,
     );
   }
   return lines.join('\n');

@@ -15,6 +15,10 @@ import { allRoutes, docs } from './routes';
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag hashed over every JSON answer: API answers are `no-store`, so
+  // nothing revalidates them, and hashing a page costs as much as
+  // serialising it. Static files (console, docs) keep serve-static's own.
+  app.set('etag', false);
   // Express's final handler, reached only if errorHandler itself failed,
   // renders the error's stack in HTML unless env is production; NODE_ENV is
   // unset under `npm run dev`. Our handler answers JSON; this is the backstop.

@@ -15,7 +15,7 @@ export const CONSOLE_PATH = '/console';
 
 /** Hashed names change with their content, so a browser never needs to ask again. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-/** index.html names the current hashed files: always revalidated (its ETag makes that cheap). */
+/** index.html names the current hashed files: always revalidated (its Last-Modified makes that cheap). */
 const REVALIDATE = 'no-cache';
 
 function securityHeaders(csp: string): RequestHandler {

@@ -47,6 +47,9 @@ export function mountRoute(route: AnyRoute, deps: GatewayDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     // The request's span, when tracing, is named `<METHOD> <route template>`.
     setHttpRoute(route.path);
+    // An answer holds one organization's data as it was at that moment: no
+    // browser or proxy may keep it (handlers that stream or download set their own).
+    if (route.auth !== 'public') res.setHeader('Cache-Control', 'no-store');
     try {
       let auth;
       if (route.auth === 'api') auth = await guardApiRequest(deps, req, res, bucket);

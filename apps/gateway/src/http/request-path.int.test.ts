@@ -90,6 +90,31 @@ describe('bodies', () => {
   });
 });
 
+describe('caching', () => {
+  it('tells browsers and proxies to keep no authenticated answer, and sends no ETag to revalidate with', async () => {
+    const created = await request(gw.server)
+      .post('/agents')
+      .set('X-Api-Key', apiKey)
+      .send({ name: 'Not cached', description: 'd' });
+    expect(created.status).toBe(201);
+    for (const path of [
+      '/agents?limit=20',
+      `/agents/${created.body.id}`,
+      '/agents/00000000-0000-4000-8000-000000000000',
+    ]) {
+      const res = await request(gw.server).get(path).set('X-Api-Key', apiKey);
+      expect([path, res.headers['cache-control'], res.headers['etag']]).toEqual([path, 'no-store', undefined]);
+    }
+    // An ETag a client kept from an earlier version gets the answer, never a bodiless 304.
+    const again = await request(gw.server)
+      .get('/agents?limit=20')
+      .set('X-Api-Key', apiKey)
+      .set('If-None-Match', 'W/"1f4-kept"');
+    expect(again.status).toBe(200);
+    expect(again.body.data.length).toBeGreaterThan(0);
+  });
+});
+
 describe('unknown paths', () => {
   it('answer 404 with the detail body', async () => {
     const res = await request(gw.server).get('/no-such-thing').set('X-Api-Key', apiKey);
