@@ -1,4 +1,4 @@
-import { otelEnvShape, s3EnvShape } from '@weft/config';
+import { databaseEnvShape, otelEnvShape, s3EnvShape } from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { webhookEnvShape } from '@weft/webhooks';
@@ -13,6 +13,7 @@ export const FORBIDDEN_IN_DEPLOYMENT = ['RUN_FAULT_EXIT_AFTER_COMMIT'];
 
 /** Shapes spread into a config schema (`...s3EnvShape`, `...otelEnvShape('weft-gateway')`), by name. */
 const SHARED_SHAPES: Record<string, string[]> = {
+  databaseEnvShape: Object.keys(databaseEnvShape),
   s3EnvShape: Object.keys(s3EnvShape),
   otelEnvShape: Object.keys(otelEnvShape('any')),
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),

@@ -39,8 +39,17 @@ export function createGatewayRuntime(
   logger: Logger,
   { redisOfflineQueue = false }: RuntimeOptions = {},
 ): GatewayRuntime {
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: redisOfflineQueue, maxRetriesPerRequest: 1 });
+  const db = createDb({
+    databaseUrl: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+  });
+  const redis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: redisOfflineQueue,
+    maxRetriesPerRequest: 1,
+    commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
   const observed = openObservedQueues(redis, config.REDIS_PREFIX);

@@ -1,4 +1,5 @@
 import {
+  databaseEnvShape,
   envBool,
   envInt,
   envLogLevel,
@@ -18,9 +19,14 @@ import { DEFAULT_CONSOLE_DIR } from './console/console-dir';
 export const GatewayEnv = z.object({
   PORT: envPort().default(8080),
   HOST: envString().default('0.0.0.0'),
-  DATABASE_URL: envString().pipe(z.url()),
-  DATABASE_POOL_SIZE: envInt(1, 200).default(10),
+  ...databaseEnvShape,
   REDIS_URL: envString().pipe(z.url()),
+  /**
+   * How long a Redis command waits for its answer: past it, the command fails
+   * as Redis being unavailable (a 503, or the fallback where there is one)
+   * rather than hanging on a Redis that stopped answering without closing.
+   */
+  REDIS_COMMAND_TIMEOUT_MS: envInt(100, 600_000).default(5_000),
   /** Namespaces every Redis key, so several deployments (or test files) can share one Redis. */
   REDIS_PREFIX: envString().default('weft'),
   ...s3EnvShape,

@@ -1,4 +1,13 @@
-import { envInt, envLogLevel, envOptionalString, envString, otelEnvShape, parseEnv, s3EnvShape } from '@weft/config';
+import {
+  databaseEnvShape,
+  envInt,
+  envLogLevel,
+  envOptionalString,
+  envString,
+  otelEnvShape,
+  parseEnv,
+  s3EnvShape,
+} from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { webhookEnvShape } from '@weft/webhooks';
@@ -6,8 +15,7 @@ import { z } from 'zod';
 
 // The only place in the worker that reads process.env.
 export const WorkerEnv = z.object({
-  DATABASE_URL: envString().pipe(z.url()),
-  DATABASE_POOL_SIZE: envInt(1, 200).default(10),
+  ...databaseEnvShape,
   REDIS_URL: envString().pipe(z.url()),
   REDIS_PREFIX: envString().default('weft'),
   ...s3EnvShape,

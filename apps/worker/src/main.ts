@@ -25,7 +25,12 @@ async function main() {
   const config = startupConfig();
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'worker' }, ...logContextOptions });
   const workerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const db = createDb({
+    databaseUrl: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+  });
   const redis = createWorkerConnection(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));

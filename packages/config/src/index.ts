@@ -48,6 +48,21 @@ export const envList = () =>
     z.array(z.string()),
   );
 
+/**
+ * The PostgreSQL settings of the gateway and the worker. The two timeouts
+ * bound what a database that stops answering without closing its
+ * connections (a partition, a failover behind a moved address) costs: a
+ * request then fails with 503 instead of hanging until TCP gives up, minutes later.
+ */
+export const databaseEnvShape = {
+  DATABASE_URL: envString().pipe(z.url()),
+  DATABASE_POOL_SIZE: envInt(1, 200).default(10),
+  /** How long a statement waits for a connection: a free one of the pool, or a new one being opened. */
+  DATABASE_CONNECT_TIMEOUT_MS: envInt(100, 600_000).default(10_000),
+  /** How long a statement waits for the database's answer once sent. */
+  DATABASE_QUERY_TIMEOUT_MS: envInt(100, 3_600_000).default(30_000),
+};
+
 /** The S3 settings shared by every process that touches storage. */
 export const s3EnvShape = {
   S3_ENDPOINT: envOptionalString().pipe(z.url().optional()),
@@ -57,6 +72,8 @@ export const s3EnvShape = {
   S3_ACCESS_KEY_ID: envString().default('S3RVER'),
   S3_SECRET_ACCESS_KEY: envString().default('S3RVER'),
   S3_FORCE_PATH_STYLE: envBool().default(true),
+  /** How long a request to the store may go without progress before it fails as the store being unavailable. */
+  S3_IDLE_TIMEOUT_MS: envInt(100, 600_000).default(30_000),
 };
 
 /** OpenTelemetry trace samplers by their standard `OTEL_TRACES_SAMPLER` names. */

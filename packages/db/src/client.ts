@@ -19,15 +19,29 @@ export interface Db {
 export interface DbOptions {
   databaseUrl: string;
   poolSize?: number;
+  /** How long a statement waits for a connection (a free one, or a new one opening). */
+  connectTimeoutMs?: number;
+  /** How long a statement waits for its answer once sent. */
+  queryTimeoutMs?: number;
 }
 
-export function createDb({ databaseUrl, poolSize = 10 }: DbOptions): Db {
+export function createDb({
+  databaseUrl,
+  poolSize = 10,
+  connectTimeoutMs = 10_000,
+  queryTimeoutMs = 30_000,
+}: DbOptions): Db {
+  // A database that stops answering without closing its connections (a
+  // partition, a failover behind a moved address) would otherwise hold every
+  // statement until TCP gives up, minutes later. Past these bounds a
+  // statement fails as the database being unavailable (isDatabaseUnavailable).
+  const timeouts = { connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs };
   // A fixed-size pool (min = max): connections, once opened, stay open.
   // pg closes idle ones after 10 s by default, so the first requests after a
   // quiet spell each waited for a new connection and re-prepared its statements:
   // in bench:poll the 300 ms after a 10 s lull held most of the slow answers.
-  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize, min: poolSize });
-  const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2 });
+  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize, min: poolSize, ...timeouts });
+  const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2, ...timeouts });
   for (const p of [pool, customPlanPool]) {
     // A client losing its connection (a database restart) must not crash the process: the
     // pool reports it for idle clients, the client itself for checked-out ones (a transaction

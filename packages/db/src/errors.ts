@@ -53,6 +53,8 @@ const ADAPTER_UNAVAILABLE = new Set([
 const PG_CONNECTION_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  // query_timeout: sent, and no answer in time.
+  'Query read timeout',
   'Client has encountered a connection error',
   'is not queryable',
   'Client was closed',

@@ -1,11 +1,13 @@
 // ioredis's errors for a connection that is down: commands refused while it
 // reconnects (no offline queue), given up after `maxRetriesPerRequest`
-// reconnections, or flushed when the connection closed.
+// reconnections, flushed when the connection closed, or left unanswered.
 const REDIS_CONNECTION_MESSAGES = [
   "Stream isn't writeable",
   'Connection is closed',
   'Reached the max retries per request limit',
   'Socket timeout',
+  // commandTimeout: sent, and no answer in time.
+  'Command timed out',
 ];
 
 /** The error says Redis could not be reached or dropped the connection, not that the command was wrong. */

@@ -9,7 +9,7 @@ import type { Storage } from './s3-storage';
 // writes' keep-alive agents, the idle timeout reads and writes share, and
 // errors shaped like the SDK's.
 
-/** Idle for this long (no answer, or a body that stopped flowing): the store is unavailable. */
+/** Idle for this long (no answer, or a body that stopped flowing): the store is unavailable (S3_IDLE_TIMEOUT_MS). */
 export const STORE_IDLE_TIMEOUT_MS = 30_000;
 
 /** A request to a presigned URL on the storage's keep-alive agents, failing as the SDK would. */
@@ -26,7 +26,7 @@ export function requestStore(
     agent: secure ? storage.agents.https : storage.agents.http,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  req.setTimeout(STORE_IDLE_TIMEOUT_MS, () =>
+  req.setTimeout(storage.idleTimeoutMs, () =>
     req.destroy(Object.assign(new Error(`${what} timed out`), { name: 'TimeoutError' })),
   );
   return req;

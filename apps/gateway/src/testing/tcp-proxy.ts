@@ -21,6 +21,14 @@ export interface TcpProxy {
   down(): Promise<void>;
   /** The server is back on the same port. */
   up(): Promise<void>;
+  /**
+   * The server goes silent, until `speak()`: connections stay open, but nothing
+   * said on them arrives, and new ones are accepted and never answered, as
+   * behind a network partition or a failover that moved the server's address.
+   */
+  silence(): void;
+  /** What was held is delivered, and the connections carry on. */
+  speak(): void;
   close(): Promise<void>;
 }
 
@@ -28,11 +36,21 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   let refusing = false;
+  let silent = false;
+  const held: net.Socket[] = [];
   const server = net.createServer((client) => {
     if (refusing) {
       client.destroy();
       return;
     }
+    if (silent) {
+      client.pause();
+      held.push(client);
+      return;
+    }
+    forward(client);
+  });
+  function forward(client: net.Socket) {
     const upstream = net.connect(target.port, target.host);
     const pair = [client, upstream];
     for (const socket of pair) {
@@ -46,7 +64,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       });
     }
     client.pipe(upstream).pipe(client);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   const cut = () => {
@@ -80,7 +98,21 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     async up() {
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
+    silence() {
+      silent = true;
+      // Paused sockets read nothing more: what each side sends waits in the kernel's buffers.
+      for (const socket of open) socket.pause();
+    },
+    speak() {
+      silent = false;
+      for (const socket of open) socket.resume();
+      for (const client of held.splice(0)) {
+        forward(client);
+        client.resume();
+      }
+    },
     async close() {
+      for (const client of held.splice(0)) client.destroy();
       cut();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
