@@ -38,6 +38,8 @@ export interface NodeWorkersOptions {
   outboundAllowList: readonly string[];
   /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
   maxImagePixels: number;
+  /** Largest input file a node reads into memory: ASSET_MAX_IMAGE_BYTES, as for asset processing. */
+  maxReadBytes: number;
   /** Where node executions make their temporary directories (default: the system's temporary directory). */
   nodeWorkRoot?: string;
   reconcileIntervalMs: number;
@@ -85,6 +87,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     storage: options.storage,
     outboundAllowList: options.outboundAllowList,
     imageLimits: { maxPixels: options.maxImagePixels },
+    maxReadBytes: options.maxReadBytes,
     ...(options.mediaTools ? { mediaTools: options.mediaTools } : {}),
     ...(options.nodeRoutes ? { nodeRoutes: options.nodeRoutes } : {}),
     ...(options.nodeWorkRoot ? { nodeWorkRoot: options.nodeWorkRoot } : {}),

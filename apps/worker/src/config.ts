@@ -48,7 +48,7 @@ export const WorkerEnv = z.object({
   ASSET_PROCESSING_CONCURRENCY: envInt(1, 64).default(2),
   /** Largest image decoded, in pixels (width × height): the guard against decompression bombs. */
   ASSET_MAX_IMAGE_PIXELS: envInt(1, 1_000_000_000).default(100_000_000),
-  /** Largest image file read into memory for processing. */
+  /** Largest file read into memory: an image by asset processing, an input a node reads whole (images, fonts, subtitles). */
   ASSET_MAX_IMAGE_BYTES: envInt(1, 2 * 1024 ** 3).default(100 * 1024 * 1024),
   FFMPEG_PATH: envString().default('ffmpeg'),
   FFPROBE_PATH: envString().default('ffprobe'),

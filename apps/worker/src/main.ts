@@ -79,6 +79,7 @@ async function main() {
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
     outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
     maxImagePixels: config.ASSET_MAX_IMAGE_PIXELS,
+    maxReadBytes: config.ASSET_MAX_IMAGE_BYTES,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
     orgMaxExecutingNodes: config.ORG_MAX_EXECUTING_NODES,

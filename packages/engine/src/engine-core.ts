@@ -43,6 +43,8 @@ export interface EngineCore {
   requireStorage(): Storage;
   /** What nodes may decode: needed by processes that execute nodes, with storage. */
   requireImageLimits(): ImageLimits;
+  /** Largest input file a node reads into memory (EngineOptions.maxReadBytes). */
+  maxReadBytes: number;
   /** ffmpeg, ffprobe and espeak-ng, for media nodes. */
   mediaTools: MediaTools;
   /** The provider adapters; absent where none is configured (provider nodes then fail saying so). */

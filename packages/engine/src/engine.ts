@@ -23,6 +23,8 @@ import { CreateBatches } from './start-run/create-batches';
 import { prepareRun, startEmptyRun, type StartedRun, type StartRunInput } from './start-run/start-run';
 import { RUN } from '@weft/dag';
 
+const DEFAULT_MAX_READ_BYTES = 100 * 1024 * 1024;
+
 export interface EngineOptions {
   db: Db;
   queues: RunQueues;
@@ -38,6 +40,11 @@ export interface EngineOptions {
   outboundAllowList?: readonly string[];
   /** What nodes may decode (ASSET_MAX_IMAGE_PIXELS): needed, like storage, by processes that execute nodes. */
   imageLimits?: ImageLimits;
+  /**
+   * Largest input file a node reads into memory (images, fonts, subtitles;
+   * media nodes stream theirs): ASSET_MAX_IMAGE_BYTES. Default 100 MiB.
+   */
+  maxReadBytes?: number;
   /** ffmpeg, ffprobe and espeak-ng for media nodes (default: the ones on PATH). */
   mediaTools?: MediaTools;
   /** The provider adapters, for the nodes they serve (ADR 0030). */
@@ -120,6 +127,7 @@ export function createEngine(options: EngineOptions): Engine {
       urls ??= createUrlSigner(this.requireStorage(), { ttlSeconds: 7200, audience: 'servers' });
       return urls;
     },
+    maxReadBytes: options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES,
     requireImageLimits() {
       if (!options.imageLimits) throw new Error('This process has no image limits: it cannot execute nodes');
       return options.imageLimits;

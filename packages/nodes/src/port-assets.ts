@@ -1,4 +1,4 @@
-import { NodeFailure, type AssetInfo, type NodeContext, type StoredAsset } from './types';
+import { NodeFailure, UnreadableAsset, type AssetInfo, type NodeContext, type StoredAsset } from './types';
 
 // The assets a node was given, read so that a missing one is reported
 // against the node and the port that named it.
@@ -7,7 +7,7 @@ async function at<T>(ctx: NodeContext, port: string, assetId: string, work: () =
   try {
     return await work();
   } catch (err) {
-    if (err instanceof NodeFailure && err.reason === 'invalid_input') {
+    if (err instanceof UnreadableAsset) {
       throw new NodeFailure(
         'invalid_input',
         `Node '${ctx.nodeId}': asset ${assetId} at input '${port}' does not exist or is not readable`,

@@ -1,6 +1,6 @@
 import { installFont, UnprocessableMediaError } from '@weft/media';
 import sharp from 'sharp';
-import { NodeFailure, type NodeContext } from './types';
+import { NodeFailure, UnreadableAsset, type NodeContext } from './types';
 
 // Text drawn by Pango (sharp's text input), in the default font or in a font
 // file given as an asset, which Pango loads from its file (not by a family
@@ -59,7 +59,7 @@ export async function fontAsset(ctx: NodeContext, where: string, assetId: string
   try {
     info = await ctx.assets.info(assetId, ctx.signal);
   } catch (err) {
-    if (err instanceof NodeFailure) throw fail('does not exist or is not readable');
+    if (err instanceof UnreadableAsset) throw fail('does not exist or is not readable');
     throw err;
   }
   if (info.sizeBytes > MAX_FONT_BYTES) throw fail('is not a font');

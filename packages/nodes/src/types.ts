@@ -51,7 +51,7 @@ export interface DownloadedAsset extends AssetInfo {
  * same asset once.
  */
 export interface NodeAssets {
-  /** The asset's record; a NodeFailure (`invalid_input`) when it does not exist or is not readable. */
+  /** The asset's record; UnreadableAsset when it does not exist or is not readable. */
   info(assetId: string, signal: AbortSignal): Promise<AssetInfo>;
   /** The asset's bytes in memory: for small files only. */
   read(assetId: string, signal: AbortSignal): Promise<StoredAsset>;
@@ -186,5 +186,12 @@ export class NodeFailure extends Error {
   ) {
     super(message);
     this.name = 'NodeFailure';
+  }
+}
+
+/** The asset a node named does not exist or belongs to someone else: the same failure for both. */
+export class UnreadableAsset extends NodeFailure {
+  constructor(assetId: string) {
+    super('invalid_input', `Asset ${assetId} does not exist or is not readable`);
   }
 }

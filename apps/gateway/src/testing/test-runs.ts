@@ -22,6 +22,7 @@ export interface WorkerSettings {
   reconcileStaleMs: number;
   outboundAllowList: string[];
   maxImagePixels: number;
+  maxReadBytes: number;
   /** Defaults to the gateway's ORG_MAX_EXECUTING_NODES: both sides of the queues must agree. */
   orgMaxExecutingNodes?: number;
   /** Where node executions make their temporary directories (default: the system's). */
@@ -40,6 +41,7 @@ const DEFAULTS: WorkerSettings = {
   reconcileStaleMs: 2_000,
   outboundAllowList: ['127.0.0.1'],
   maxImagePixels: 100_000_000,
+  maxReadBytes: 100 * 1024 * 1024,
 };
 
 /**

@@ -83,6 +83,7 @@ export async function invokeExecutor(
         urls: core.nodeUrls(),
         assetJobs: core.assetJobs,
         workDir: work.path,
+        maxReadBytes: core.maxReadBytes,
       },
       {
         runId: run.id,

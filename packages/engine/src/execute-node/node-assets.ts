@@ -1,6 +1,7 @@
 import { CopyObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import {
   NodeFailure,
+  UnreadableAsset,
   type AssetInfo,
   type DownloadedAsset,
   type NodeAssets,
@@ -61,6 +62,8 @@ export interface NodeAssetsDeps {
   assetJobs: AssetJobProducer | undefined;
   /** The execution's working directory (NodeContext.workDir), where downloads go. */
   workDir: () => Promise<string>;
+  /** Largest file `read` holds in memory: a bigger one fails the node instead of the worker. */
+  maxReadBytes: number;
 }
 
 /**
@@ -84,7 +87,7 @@ export function nodeAssets(deps: NodeAssetsDeps, scope: NodeScope): NodeAssets {
       values: [assetId, scope.organizationId],
     });
     const first = found[0];
-    if (!first) throw new NodeFailure('invalid_input', `Asset ${assetId} does not exist or is not readable`);
+    if (!first) throw new UnreadableAsset(assetId);
     rows.set(assetId, first);
     return first;
   }
@@ -114,6 +117,13 @@ export function nodeAssets(deps: NodeAssetsDeps, scope: NodeScope): NodeAssets {
 
     async read(assetId, signal): Promise<StoredAsset> {
       const r = await row(assetId);
+      if (Number(r.size_bytes) > deps.maxReadBytes) {
+        throw new NodeFailure(
+          'invalid_input',
+          `Node '${scope.nodeId}': asset ${assetId} (${r.filename}) has ${r.size_bytes} bytes, more than the ` +
+            `${deps.maxReadBytes} a node reads into memory (ASSET_MAX_IMAGE_BYTES)`,
+        );
+      }
       const stream = await body(r, signal);
       const bytes = Buffer.from(await storageCall('read', signal, () => stream.transformToByteArray()));
       return { ...infoOf(assetId, r), bytes };
