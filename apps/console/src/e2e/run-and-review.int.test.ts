@@ -148,6 +148,25 @@ it('retries a proposal: the run asks again with a new review', async () => {
   await context.close();
 });
 
+it('keeps the inbox current: a run that starts waiting appears without a refresh, and goes once it ends', async () => {
+  const agentId = await publishAgent(c.baseUrl, org.apiKey, 'Console inbox', clientFlows.review());
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.getByRole('link', { name: 'Reviews' }).click();
+  await page.getByRole('heading', { name: 'Reviews' }).waitFor();
+
+  const runId = await startRun(c.baseUrl, org.apiKey, agentId, [{ id: 'topic', value: 'moss' }]);
+  const entry = page.getByRole('link', { name: `Run ${runId.slice(-8)}` });
+  await entry.waitFor({ timeout: 60_000 });
+  const cancelled = await fetch(`${c.baseUrl}/runs/${runId}`, {
+    method: 'DELETE',
+    headers: { 'x-api-key': org.apiKey },
+  });
+  expect(cancelled.status).toBe(204);
+  await entry.waitFor({ state: 'detached', timeout: 60_000 });
+  await context.close();
+});
+
 /** The run's waiting reviews once one other than `previous` waits. */
 async function waitForNewReview(runId: string, previous: string): Promise<string[]> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
@@ -162,6 +181,46 @@ async function pendingReviewIds(runId: string): Promise<string[]> {
   const run = (await res.json()) as { pending_reviews: { id: string }[] };
   return run.pending_reviews.map((r) => r.id);
 }
+
+it('offers a text input with several selections as checkboxes, within max_selections, and sends the labels chosen', async () => {
+  const agentId = await publishAgent(c.baseUrl, org.apiKey, 'Console colours', clientFlows.split());
+  const res = await fetch(`${c.baseUrl}/apps`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': org.apiKey },
+    body: JSON.stringify({
+      name: 'Two colours',
+      description: 'The colours you choose, on one line',
+      agent_id: agentId,
+      inputs: [
+        {
+          id: 'text',
+          type: 'text',
+          name: 'Colours',
+          required: true,
+          options: ['red', 'green', 'blue'],
+          min_selections: 1,
+          max_selections: 2,
+        },
+      ],
+      outputs: [{ id: 'first', type: 'text', description: 'The line' }],
+    }),
+  });
+  expect(res.status).toBe(201);
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.getByRole('link', { name: 'Two colours' }).click();
+  const colours = page.getByRole('group', { name: 'Colours (choose 1 to 2)' });
+  await colours.getByLabel('red').check();
+  await colours.getByLabel('blue').check();
+  // A third would be over max_selections.
+  expect(await colours.getByLabel('green').isDisabled()).toBe(true);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+  await page.waitForURL(/\/console\/app-runs\/[0-9a-f-]{36}$/);
+  await page.getByText('Completed').first().waitFor({ timeout: 60_000 });
+  await page.locator('.text-result').getByText('red, blue', { exact: true }).waitFor();
+  await context.close();
+});
 
 it('runs an app from its form: a choice among its options, followed to its result', async () => {
   const agentId = await publishAgent(c.baseUrl, org.apiKey, 'Console first line', clientFlows.split());

@@ -89,6 +89,9 @@ function FieldInput({
   if (isMedia(field.kind)) {
     return <MediaField field={field} value={(value as string[] | undefined) ?? []} onChange={onChange} />;
   }
+  if (field.options && (field.maxSelections ?? 1) > 1) {
+    return <LabelPicker field={field} value={(value as string[] | undefined) ?? []} onChange={onChange} />;
+  }
   if (field.options) {
     return (
       <>
@@ -129,6 +132,43 @@ function FieldInput({
   );
 }
 
+/** Several labels of a text input's options, as many as its `max_selections`; sent as a list. */
+function LabelPicker({
+  field,
+  value,
+  onChange,
+}: {
+  field: Field;
+  value: string[];
+  onChange(value: string[] | undefined): void;
+}) {
+  const max = field.maxSelections!;
+  const toggle = (label: string, on: boolean) => {
+    const next = on ? [...value, label] : value.filter((v) => v !== label);
+    onChange(next.length > 0 ? next : undefined);
+  };
+  return (
+    <fieldset>
+      <legend>
+        {field.label}
+        {selectionHint(field)}
+      </legend>
+      {field.options!.map((label) => (
+        <label key={label}>
+          <input
+            type="checkbox"
+            name={field.id}
+            checked={value.includes(label)}
+            disabled={!value.includes(label) && value.length >= max}
+            onChange={(e) => toggle(label, e.target.checked)}
+          />
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /** The form's values as run inputs; left-out optional inputs are not sent. */
 function toInputs(fields: Field[], values: Values): RunInput[] {
   const inputs: RunInput[] = [];
@@ -139,7 +179,7 @@ function toInputs(fields: Field[], values: Values): RunInput[] {
     else if (isMedia(field.kind)) {
       const ids = value as string[];
       if (ids.length > 0) inputs.push({ id: field.id, value: { asset_ids: ids } });
-    } else inputs.push({ id: field.id, value: value as string });
+    } else inputs.push({ id: field.id, value: value as string | string[] });
   }
   return inputs;
 }

@@ -5,8 +5,11 @@ import { ErrorNote } from '../components/ErrorNote';
 import { formatDate, formatPercent, shortId } from '../format';
 import { takePage } from '../pages-of';
 import { useLoad } from '../use-load';
+import { useWhileVisible } from '../use-while-visible';
 
 const INBOX_SIZE = 100;
+/** Reviews start and end without telling the page: it asks again this often while shown. */
+const INBOX_REFRESH_MS = 5_000;
 
 type Waiting = (RunSummary & { kind: 'agent' }) | (AppRunSummary & { kind: 'app' });
 
@@ -27,11 +30,12 @@ export function ReviewsPage() {
     },
     [client],
   );
+  useWhileVisible(inbox.reload, INBOX_REFRESH_MS);
 
   return (
     <section>
       <h1>Reviews</h1>
-      <p>Runs waiting for a person to approve or retry a proposal.</p>
+      <p>Runs waiting for a person to approve or retry a proposal; the list refreshes every few seconds.</p>
       <button type="button" className="secondary outline" onClick={inbox.reload} aria-busy={inbox.loading}>
         Refresh
       </button>
