@@ -10,7 +10,7 @@ export { createEngine, type Engine, type EngineOptions } from './engine';
 export type { MediaTools } from './engine-core';
 export { notify, type EngineHooks, type NodeJobFact, type RunEndedFact, type RunStartedFact } from './engine-hooks';
 export { createRunQueues, type RunQueues } from './dispatch/dispatcher';
-export { OrgSlots, type OrgSlotsSettings } from './dispatch/org-slots';
+export { OrgSlots, readSlotBacklog, type OrgSlotsSettings, type SlotBacklog } from './dispatch/org-slots';
 export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
 export { listenForRunChanges, type RunChange } from './dispatch/run-changes';
 export { TransientError } from './transient';

@@ -10,6 +10,10 @@ export interface ClusterState {
   runsAwaitingReview: number;
   runsStalled: number;
   workers: number;
+  /** Node jobs waiting for their organization's slot (ADR 0025): not in any queue's counts. */
+  nodesWaitingForSlot: number;
+  /** Organizations with such a backlog. */
+  organizationsWaitingForSlot: number;
 }
 
 export interface ClusterGaugeOptions {
@@ -82,4 +86,14 @@ export function registerClusterGauges({ registry }: MetricsRegistry, options: Cl
     (s) => s.runsStalled,
   );
   scalar(METRIC.workers, 'Worker processes with a live heartbeat', (s) => s.workers);
+  scalar(
+    METRIC.nodesWaitingForSlot,
+    "Node jobs waiting for a slot of their organization's cap (ORG_MAX_EXECUTING_NODES); not in weft_queue_jobs",
+    (s) => s.nodesWaitingForSlot,
+  );
+  scalar(
+    METRIC.organizationsWaitingForSlot,
+    'Organizations with node jobs waiting for a slot of their cap',
+    (s) => s.organizationsWaitingForSlot,
+  );
 }

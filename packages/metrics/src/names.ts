@@ -18,6 +18,8 @@ export const METRIC = {
   runsAwaitingReview: 'weft_runs_awaiting_review',
   runsStalled: 'weft_runs_stalled',
   workers: 'weft_workers',
+  nodesWaitingForSlot: 'weft_nodes_waiting_for_slot',
+  organizationsWaitingForSlot: 'weft_organizations_waiting_for_slot',
   clusterStateErrors: 'weft_cluster_state_errors_total',
   uploadMemoryReserved: 'weft_upload_memory_reserved_bytes',
   uploadsWaiting: 'weft_uploads_waiting',

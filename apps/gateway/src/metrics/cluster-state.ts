@@ -1,4 +1,4 @@
-import { countRuns } from '@weft/engine';
+import { countRuns, readSlotBacklog } from '@weft/engine';
 import { QUEUE_JOB_STATES, type ClusterState, type QueueJobState } from '@weft/metrics';
 import { liveWorkers } from '@weft/queue';
 import type { Queue } from 'bullmq';
@@ -15,15 +15,16 @@ export interface ClusterStateSources {
 
 /**
  * Reads the cluster-wide gauges: one indexed count over the runs in progress
- * (runs(status, updated_at)), BullMQ's job counts per queue, and the worker
- * heartbeats. Called at most once per cache interval per gateway.
+ * (runs(status, updated_at)), BullMQ's job counts per queue, the worker
+ * heartbeats, and the organizations' slot backlog. Called at most once per cache interval per gateway.
  */
 export function clusterStateLoader(sources: ClusterStateSources): () => Promise<ClusterState> {
   return async () => {
-    const [runs, counts, workers] = await Promise.all([
+    const [runs, counts, workers, backlog] = await Promise.all([
       countRuns(sources.pool, sources.stalledAfterMs),
       Promise.all(sources.queues.map((queue) => queue.getJobCounts(...QUEUE_JOB_STATES))),
       liveWorkers(sources.redis, sources.redisPrefix),
+      readSlotBacklog(sources.redis, sources.redisPrefix),
     ]);
     const row = runs;
     const queues: ClusterState['queues'] = {};
@@ -38,6 +39,8 @@ export function clusterStateLoader(sources: ClusterStateSources): () => Promise<
       runsAwaitingReview: row.awaiting_review,
       runsStalled: row.stalled,
       workers: workers.length,
+      nodesWaitingForSlot: backlog.nodes,
+      organizationsWaitingForSlot: backlog.organizations,
     };
   };
 }

@@ -2,7 +2,7 @@ import { createTestEnv, waitFor, type TestEnv } from '@weft/testing';
 import { Redis } from 'ioredis';
 import type { ExecuteNodeJob } from '@weft/queue';
 import { executeNodeJobId } from '@weft/queue';
-import { OrgSlots } from './org-slots';
+import { OrgSlots, readSlotBacklog } from './org-slots';
 
 // The slots of organizations on a real Redis: who is let through, in which
 // order, and what a repeat, a cancel or a lapsed lease does.
@@ -83,4 +83,23 @@ test('a lease nobody renews lapses and its slot goes to the next job; a renewed 
   );
   expect(freed).toEqual([next]);
   expect(await slots.admit(ORG, [job()])).toEqual([]);
+});
+
+test('the backlog of every organization is counted in one place, and empties as slots free up', async () => {
+  const slots = slotsOf('backlog', 1);
+  const prefix = `${env.redisPrefix}:backlog`;
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 0, organizations: 0 });
+  const mine = [job(), job(), job()];
+  const theirs = [job(OTHER), job(OTHER)];
+  await slots.admit(ORG, mine);
+  await slots.admit(OTHER, theirs);
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 3, organizations: 2 });
+
+  await slots.release(ORG, ids([mine[0]!]));
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 2, organizations: 2 });
+  // A waiting job that is canceled leaves the backlog too.
+  await slots.release(OTHER, ids([theirs[1]!]));
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 1, organizations: 1 });
+  await slots.release(ORG, ids(mine.slice(1)));
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 0, organizations: 0 });
 });

@@ -10,6 +10,9 @@ import type { Redis } from 'ioredis';
 //   held      sorted set: job id → lease expiry (ms, Redis's clock)
 //   waiting   list of job ids, oldest first
 //   payloads  hash: job id → the job's payload, while it waits
+// and one for the deployment:
+//   backlog   sorted set: organization id → its number of waiting jobs (absent at 0),
+//             so that dashboards read every organization's backlog in one command
 // A slot is a lease on Redis's clock: the worker executing the job renews it;
 // one nobody renews (its worker was killed, its job vanished) expires and
 // comes back.
@@ -30,14 +33,14 @@ export const DEFAULT_SLOT_LEASE_MS = 60_000;
  * the jobs that now hold a slot and must be enqueued.
  */
 const SLOTS_SCRIPT = `
-local held, waiting, payloads = KEYS[1], KEYS[2], KEYS[3]
-local cap, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
+local held, waiting, payloads, backlog = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local cap, lease, org = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[4]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', held, '-inf', now)
 local ready = {}
 if ARGV[3] == 'admit' then
-  for i = 4, #ARGV, 2 do
+  for i = 5, #ARGV, 2 do
     local id, payload = ARGV[i], ARGV[i + 1]
     if redis.call('ZSCORE', held, id) then
       -- Holds a slot already: its job went missing and is enqueued again.
@@ -48,10 +51,10 @@ if ARGV[3] == 'admit' then
     end
   end
 elseif ARGV[3] == 'renew' then
-  for i = 4, #ARGV do redis.call('ZADD', held, now + lease, ARGV[i]) end
+  for i = 5, #ARGV do redis.call('ZADD', held, now + lease, ARGV[i]) end
   return ready
 else
-  for i = 4, #ARGV do
+  for i = 5, #ARGV do
     local id = ARGV[i]
     redis.call('ZREM', held, id)
     if redis.call('HDEL', payloads, id) == 1 then redis.call('LREM', waiting, 1, id) end
@@ -67,6 +70,8 @@ while redis.call('ZCARD', held) < cap do
     ready[#ready + 1] = payload
   end
 end
+local backlogged = redis.call('LLEN', waiting)
+if backlogged > 0 then redis.call('ZADD', backlog, backlogged, org) else redis.call('ZREM', backlog, org) end
 return ready
 `;
 
@@ -74,10 +79,28 @@ type SlotsCommand = (
   held: string,
   waiting: string,
   payloads: string,
+  backlog: string,
   ...args: (string | number)[]
 ) => Promise<string[]>;
 
 const COMMAND = 'weftOrgSlots';
+
+const backlogKey = (prefix: string) => `${prefix}:org-slots:backlog`;
+
+export interface SlotBacklog {
+  /** Node jobs waiting for a slot (no BullMQ job yet), over every organization. */
+  nodes: number;
+  /** Organizations with at least one. */
+  organizations: number;
+}
+
+/** What waits for a slot in the whole deployment, in one Redis command (for dashboards). */
+export async function readSlotBacklog(redis: Redis, prefix: string): Promise<SlotBacklog> {
+  const flat = await redis.zrange(backlogKey(prefix), 0, -1, 'WITHSCORES');
+  let nodes = 0;
+  for (let i = 1; i < flat.length; i += 2) nodes += Number(flat[i]);
+  return { nodes, organizations: flat.length / 2 };
+}
 
 export class OrgSlots {
   readonly maxPerOrg: number;
@@ -92,7 +115,7 @@ export class OrgSlots {
     this.maxPerOrg = settings.maxPerOrg;
     this.leaseMs = settings.leaseMs ?? DEFAULT_SLOT_LEASE_MS;
     // ioredis sends it by SHA and loads it again after a Redis restart or flush.
-    if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 3, lua: SLOTS_SCRIPT });
+    if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 4, lua: SLOTS_SCRIPT });
     const command = (redis as unknown as Record<typeof COMMAND, SlotsCommand>)[COMMAND];
     this.run = command.bind(redis);
   }
@@ -130,9 +153,11 @@ export class OrgSlots {
       this.key(orgId, 'held'),
       this.key(orgId, 'waiting'),
       this.key(orgId, 'payloads'),
+      backlogKey(this.prefix),
       this.maxPerOrg,
       this.leaseMs,
       mode,
+      orgId,
       ...args,
     );
     return ready.map((payload) => ExecuteNodeJob.parse(JSON.parse(payload)));

@@ -2,6 +2,7 @@ import type { Flow } from '@weft/contracts';
 import { executeNodeJobId } from '@weft/queue';
 import { waitFor } from '@weft/testing';
 import { OrgSlots } from '@weft/engine';
+import { parseExposition } from '@weft/metrics';
 import request from 'supertest';
 import { postAgent } from '../../testing/catalog-fixtures';
 import { startFakeProvider, type FakeProvider } from '../../testing/fake-provider';
@@ -22,7 +23,10 @@ let provider: FakeProvider;
 
 beforeAll(async () => {
   [stack, provider] = await Promise.all([
-    startRunStack({ ORG_MAX_EXECUTING_NODES: String(CAP) }, { lightConcurrency: WORKER_CONCURRENCY }),
+    startRunStack(
+      { ORG_MAX_EXECUTING_NODES: String(CAP), METRICS_CLUSTER_CACHE_MS: '0' },
+      { lightConcurrency: WORKER_CONCURRENCY },
+    ),
     startFakeProvider(),
   ]);
 });
@@ -115,7 +119,22 @@ test('a slot whose holder is gone (its worker killed, its job lost) comes back w
   // Its text input runs at once (instant nodes take no slot); its provider call waits for one.
   const job = { runId: runId!, nodeId: 'call', attempt: 0 };
   await waitFor('the provider call to wait for a slot', () => slots.isWaiting(org.id, executeNodeJobId(job)));
+  // Dashboards see it, though it has no queue job yet.
+  const waiting = await backlogGauges();
+  expect(waiting.nodes).toBeGreaterThanOrEqual(1);
+  expect(waiting.organizations).toBeGreaterThanOrEqual(1);
   const done = await pollRun(stack.gw, org.apiKey, `/runs/${runId!}`, undefined, 15_000);
   expect(done.status).toBe('completed');
   expect(provider.delayed('orphaned').started).toBe(1);
+  expect(await backlogGauges()).toEqual({ nodes: 0, organizations: 0 });
 });
+
+/** The gateway's gauges of nodes waiting for a slot, as Prometheus scrapes them. */
+async function backlogGauges(): Promise<{ nodes: number; organizations: number }> {
+  const res = await request(stack.gw.app).get('/metrics');
+  const m = parseExposition(res.text);
+  return {
+    nodes: m.value('weft_nodes_waiting_for_slot'),
+    organizations: m.value('weft_organizations_waiting_for_slot'),
+  };
+}
