@@ -167,6 +167,26 @@ it('keeps the inbox current: a run that starts waiting appears without a refresh
   await context.close();
 });
 
+it('uploads files on the assets page: each shows its progress, then joins the list', async () => {
+  const { page, context } = await c.newPage();
+  await signIn(page, org.apiKey);
+  await page.getByRole('link', { name: 'Assets' }).click();
+  await page.getByRole('heading', { name: 'Assets' }).waitFor();
+  await page.getByLabel('Upload files').setInputFiles([
+    { name: 'north.png', mimeType: 'image/png', buffer: await pngBytes(64, 48) },
+    { name: 'south.png', mimeType: 'image/png', buffer: await pngBytes(48, 64) },
+  ]);
+  await page.getByText('north.png: uploaded').waitFor();
+  await page.getByText('south.png: uploaded').waitFor();
+
+  const res = await fetch(`${c.baseUrl}/assets?limit=2`, { headers: { 'x-api-key': org.apiKey } });
+  const newest = ((await res.json()) as { data: { id: string }[] }).data.map((a) => a.id);
+  expect(newest).toHaveLength(2);
+  const grid = page.locator('.asset-grid');
+  for (const id of newest) await grid.getByRole('img', { name: `Image ${id.slice(-8)}` }).waitFor();
+  await context.close();
+});
+
 /** The run's waiting reviews once one other than `previous` waits. */
 async function waitForNewReview(runId: string, previous: string): Promise<string[]> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {

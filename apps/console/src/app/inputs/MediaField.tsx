@@ -1,18 +1,8 @@
-import type { Asset } from '@weft/sdk/browser';
-import { useState } from 'react';
-import { useClient } from '../client-context';
 import { AssetPreview } from '../components/AssetPreview';
-import { ErrorNote } from '../components/ErrorNote';
+import { UploadList } from '../components/UploadList';
 import { useAssets } from '../use-assets';
+import { useUploads } from '../use-uploads';
 import { ACCEPT, type Field } from './fields';
-
-interface Upload {
-  name: string;
-  sent: number;
-  total: number;
-  asset?: Asset;
-  error?: unknown;
-}
 
 /**
  * A media input: files chosen here are uploaded at once, each with its own
@@ -33,35 +23,20 @@ export function MediaField({
 }
 
 function UploadPicker({ field, value, onChange }: { field: Field; value: string[]; onChange(ids: string[]): void }) {
-  const client = useClient();
-  const [uploads, setUploads] = useState<Upload[]>([]);
+  const uploads = useUploads();
   const multiple = (field.maxSelections ?? 1) > 1;
 
   async function choose(files: FileList | null) {
     if (!files || files.length === 0) return;
-    const chosen = Array.from(files);
-    const base = multiple ? uploads : [];
-    const start = base.length;
-    setUploads([...base, ...chosen.map((f) => ({ name: f.name, sent: 0, total: f.size }))]);
     const ids = multiple ? [...value] : [];
     if (!multiple) onChange([]);
-    await Promise.all(
-      chosen.map(async (file, i) => {
-        const update = (patch: Partial<Upload>) =>
-          setUploads((all) => all.map((u, j) => (j === start + i ? { ...u, ...patch } : u)));
-        try {
-          const asset = await client.upload(file, {
-            filename: file.name,
-            onProgress: (sent, total) => update({ sent, total }),
-          });
-          update({ asset, sent: file.size, total: file.size });
-          ids.push(asset.id);
-          onChange([...ids]);
-        } catch (error) {
-          update({ error });
-        }
-      }),
-    );
+    await uploads.send(Array.from(files), {
+      replace: !multiple,
+      onUploaded: (asset) => {
+        ids.push(asset.id);
+        onChange([...ids]);
+      },
+    });
   }
 
   const inputId = `input-${field.id}`;
@@ -78,16 +53,7 @@ function UploadPicker({ field, value, onChange }: { field: Field; value: string[
         multiple={multiple}
         onChange={(e) => void choose(e.target.files)}
       />
-      {uploads.map((u, i) => (
-        <div key={i} className="upload">
-          <label>
-            {u.asset ? `${u.name}: uploaded` : u.error ? `${u.name}: failed` : `Uploading ${u.name}`}
-            <progress value={u.sent} max={u.total || 1} />
-          </label>
-          {u.asset && <AssetPreview asset={u.asset} small />}
-          <ErrorNote error={u.error} />
-        </div>
-      ))}
+      <UploadList uploads={uploads.list} />
     </div>
   );
 }

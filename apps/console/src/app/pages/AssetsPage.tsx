@@ -6,10 +6,12 @@ import { AssetPreview } from '../components/AssetPreview';
 import { DownloadButton } from '../components/DownloadButton';
 import { ErrorNote } from '../components/ErrorNote';
 import { ListFooter } from '../components/ListFooter';
+import { UploadList } from '../components/UploadList';
 import { formatDate, shortId } from '../format';
 import { usePages } from '../use-pages';
+import { useUploads } from '../use-uploads';
 
-/** The organization's assets, newest first, with previews and downloads. */
+/** The organization's assets, newest first, with previews and downloads; files uploaded here join them. */
 export function AssetsPage() {
   const client = useClient();
   const [runId, setRunId] = useState('');
@@ -23,9 +25,22 @@ export function AssetsPage() {
     runId,
     externalId,
   ]);
+  const uploads = useUploads();
+  const { reload } = assets;
   return (
     <section>
       <h1>Assets</h1>
+      <div className="media-field">
+        <label htmlFor="upload-assets">Upload files</label>
+        <input
+          id="upload-assets"
+          type="file"
+          multiple
+          // Each stored file shows in the list at once, newest first.
+          onChange={(e) => void uploads.send(Array.from(e.target.files ?? []), { onUploaded: reload })}
+        />
+        <UploadList uploads={uploads.list} />
+      </div>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter assets">
         <label>
           Run id
