@@ -43,12 +43,25 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       return { page, context };
     },
     async close() {
-      await Promise.all([...contexts].map((context) => context.close()));
-      await browser.close();
-      await stack.close();
+      // Each step is bounded: one that hangs (seen once in a while on a loaded
+      // machine, not reproduced) is named on stderr, and the others still run.
+      await bounded('closing the pages', () => Promise.all([...contexts].map((context) => context.close())));
+      await bounded('closing Chromium', () => browser.close());
+      await bounded('stopping the gateway and workers', () => stack.close());
       build.remove();
     },
   };
+}
+
+const STEP_MS = 45_000;
+
+async function bounded(what: string, step: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), STEP_MS);
+  });
+  const outcome = await Promise.race([step().then(() => 'done' as const), late]).finally(() => clearTimeout(timer));
+  if (outcome === 'late') process.stderr.write(`[console stack] ${what} did not finish in ${STEP_MS} ms; going on\n`);
 }
 
 /** Signs in on the console's page with `apiKey` and waits for the catalog. */
