@@ -2,7 +2,7 @@ import { waitFor } from '@weft/testing';
 import request from 'supertest';
 import { pngBytes, upload } from '../testing/asset-fixtures';
 import { postAgent, splitFlow } from '../testing/catalog-fixtures';
-import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
+import { siblingViaProxy, type ProxiedService, type TcpProxy } from '../testing/tcp-proxy';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway';
 import { withTestRoutes } from '../testing/test-routes';
 
@@ -32,18 +32,11 @@ afterAll(async () => {
 });
 
 /** A gateway instance of its own whose connections to `service` go through a proxy. */
-async function gatewayVia(
-  service: 'DATABASE_URL' | 'REDIS_URL' | 'S3_ENDPOINT',
-): Promise<{ app: TestGateway; proxy: TcpProxy }> {
-  const url = gw.config[service]!;
-  const u = new URL(url);
-  const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
-  proxies.push(proxy);
-  // A URL keeps no trailing slash the service's own lacked.
-  const via = proxy.via(url);
-  const app = await gw.startSibling({ [service]: url.endsWith('/') ? via : via.replace(/\/$/, '') });
-  siblings.push(app);
-  return { app, proxy };
+async function gatewayVia(service: ProxiedService): Promise<{ app: TestGateway; proxy: TcpProxy }> {
+  const via = await siblingViaProxy(gw, service);
+  proxies.push(via.proxy);
+  siblings.push(via.app);
+  return via;
 }
 
 const createRun = (app: TestGateway, apiKey = org.apiKey) =>

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { pngBytes, upload } from '../testing/asset-fixtures';
 import { postAgent } from '../testing/catalog-fixtures';
-import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
+import { siblingViaProxy, type ProxiedService, type TcpProxy } from '../testing/tcp-proxy';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway';
 
 // A dependency that stops answering without closing its connections, as
@@ -35,23 +35,16 @@ afterAll(async () => {
 });
 
 /** A gateway instance whose connections to `service` go through a proxy, with short timeouts. */
-async function gatewayVia(
-  service: 'DATABASE_URL' | 'REDIS_URL' | 'S3_ENDPOINT',
-): Promise<{ app: TestGateway; proxy: TcpProxy }> {
-  const url = gw.config[service]!;
-  const u = new URL(url);
-  const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
-  proxies.push(proxy);
-  const via = proxy.via(url);
-  const app = await gw.startSibling({
-    [service]: url.endsWith('/') ? via : via.replace(/\/$/, ''),
+async function gatewayVia(service: ProxiedService): Promise<{ app: TestGateway; proxy: TcpProxy }> {
+  const via = await siblingViaProxy(gw, service, {
     DATABASE_CONNECT_TIMEOUT_MS: String(TIMEOUT_MS),
     DATABASE_QUERY_TIMEOUT_MS: String(TIMEOUT_MS),
     REDIS_COMMAND_TIMEOUT_MS: String(TIMEOUT_MS),
     S3_IDLE_TIMEOUT_MS: String(TIMEOUT_MS),
   });
-  siblings.push(app);
-  return { app, proxy };
+  proxies.push(via.proxy);
+  siblings.push(via.app);
+  return via;
 }
 
 const createRun = (app: TestGateway) =>

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { TestGateway } from './test-gateway';
 
 export interface TcpProxy {
   port: number;
@@ -117,4 +118,25 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The settings naming each service a gateway reaches over TCP. */
+export type ProxiedService = 'DATABASE_URL' | 'REDIS_URL' | 'S3_ENDPOINT';
+
+/**
+ * A sibling of `gw` whose connections to `service` go through a new proxy,
+ * with `env` added to its configuration; the caller closes both.
+ */
+export async function siblingViaProxy(
+  gw: TestGateway,
+  service: ProxiedService,
+  env: Record<string, string> = {},
+): Promise<{ app: TestGateway; proxy: TcpProxy }> {
+  const url = gw.config[service]!;
+  const u = new URL(url);
+  const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
+  // A URL keeps no trailing slash the service's own lacked.
+  const via = proxy.via(url);
+  const app = await gw.startSibling({ [service]: url.endsWith('/') ? via : via.replace(/\/$/, ''), ...env });
+  return { app, proxy };
 }
