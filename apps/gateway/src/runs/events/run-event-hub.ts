@@ -3,7 +3,7 @@ import { listenForRunChanges, runVersions } from '@weft/engine';
 import { ClientClosedRequestError, invalid, NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import type { Redis } from 'ioredis';
 import type { RunKind } from '../run-kind';
-import { LAST_EVENT_ID_LOC, NOT_AN_EVENT_ID, START, type Cursor } from './event-ids';
+import { LAST_EVENT_ID_LOC, NOT_AN_EVENT_ID, type LastEventId } from './event-ids';
 import { RunFeed, type FeedContext } from './run-feed';
 import { RunStream } from './run-stream';
 
@@ -67,7 +67,7 @@ export class RunEventHub {
     kind: RunKind,
     orgId: string,
     runId: string,
-    from: Cursor | undefined,
+    from: LastEventId | undefined,
     res: ServerResponse,
   ): Promise<void> {
     if (this.closing) throw new ServiceUnavailableError('This gateway instance is shutting down: reconnect', 1);
@@ -79,7 +79,7 @@ export class RunEventHub {
       this.feeds.set(runId, feed);
     }
     // Registered before the read: a change committed after it is announced to this stream too.
-    const stream = new RunStream(res, from ?? START, from === undefined, feed);
+    const stream = new RunStream(res, from, feed);
     feed.streams.add(stream);
     try {
       const batch = await feed.read(kind, orgId, stream.since);

@@ -6,7 +6,6 @@ import { postAgent, reviewFlow } from '../../testing/catalog-fixtures';
 import { baseUrl, openEventStream, type EventStreamClient } from '../../testing/event-stream';
 import { pollRun, startRunStack, type RunStack } from '../../testing/test-runs';
 import { agentRunKind } from '../agent-run-kind';
-import { START } from './event-ids';
 import { RunFeed } from './run-feed';
 import { RunStream } from './run-stream';
 
@@ -64,7 +63,7 @@ test('a stream whose first read is older than a change its feed already sent the
   );
   // The first stream: open, as the hub opens one.
   const one = await connect();
-  const first = new RunStream(one.res, START, true, feed);
+  const first = new RunStream(one.res, undefined, feed);
   feed.streams.add(first);
   first.start((await feed.read(agentRunKind, org.id, first.since))!);
   feed.opened(first, agentRunKind, org.id);
@@ -72,7 +71,7 @@ test('a stream whose first read is older than a change its feed already sent the
 
   // The second registers and reads the run, waiting for its review...
   const two = await connect();
-  const second = new RunStream(two.res, START, true, feed);
+  const second = new RunStream(two.res, undefined, feed);
   feed.streams.add(second);
   const older = (await feed.read(agentRunKind, org.id, second.since))!;
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { eventId, type Cursor } from './event-ids';
+import { nodeEventId, openingEventId, recordEventId, START, type Cursor, type LastEventId } from './event-ids';
 import type { RunBatch } from './run-batch';
 
 /** What a stream needs of the run it follows (run-feed.ts). */
@@ -21,12 +21,15 @@ const HEADERS = {
 const RETRY = 'retry: 1000\n\n';
 const KEEP_ALIVE = ': keep-alive\n\n';
 
-const event = (name: string, cursor: Cursor, data: string) =>
-  `id: ${eventId(cursor)}\nevent: ${name}\ndata: ${data}\n\n`;
+const event = (name: string, id: string, data: string) => `id: ${id}\nevent: ${name}\ndata: ${data}\n\n`;
+
+/** Where a cursor sits among the node changes of its version. */
+const rankOf = (cursor: Cursor, batch: RunBatch) =>
+  cursor.node === null ? Number.POSITIVE_INFINITY : batch.rankOf(cursor.node);
 
 /**
  * One client following a run over Server-Sent Events. It keeps no queue of
- * events: only where its client is (the cursor of the last event sent), the
+ * events: only where its client is (the cursor of what it was sent), the
  * record it was last sent, and whether the run changed while it could not
  * send. Each batch it is given is a snapshot of the run; it sends what is new
  * to its client, in one write. While the client has not taken a write
@@ -42,14 +45,18 @@ export class RunStream {
   private waitingSince: number | undefined;
   private cursorRank = -1;
   private lastRecord: string | undefined;
+  private cursor: Cursor;
+  /** The run version its Last-Event-ID names (0 without one). */
+  private readonly seen: number;
 
   constructor(
     private readonly res: ServerResponse,
-    private cursor: Cursor,
-    /** Opened without Last-Event-ID. */
-    private readonly fresh: boolean,
+    /** The Last-Event-ID it was opened with; undefined: from the start. */
+    private readonly from: LastEventId | undefined,
     private readonly owner: StreamOwner,
   ) {
+    this.cursor = from?.cursor ?? START;
+    this.seen = from?.version ?? 0;
     res.once('close', () => this.close());
   }
 
@@ -65,8 +72,7 @@ export class RunStream {
 
   /** Whether the cursor it was opened with fits the run `batch` is of (otherwise: 422, nothing sent). */
   fits(batch: RunBatch): boolean {
-    const rank = batch.rankOf(this.cursor.node);
-    return rank !== undefined && this.cursor.version <= batch.version;
+    return rankOf(this.cursor, batch) !== undefined && this.seen <= batch.version;
   }
 
   /**
@@ -76,7 +82,7 @@ export class RunStream {
    * again for it (RunFeed.opened).
    */
   start(batch: RunBatch): void {
-    this.cursorRank = batch.rankOf(this.cursor.node)!;
+    this.cursorRank = rankOf(this.cursor, batch)!;
     this.res.writeHead(200, HEADERS);
     if (this.res.req.method === 'HEAD') {
       // A HEAD has its answer: a stream that sends nothing would hold its connection for good.
@@ -104,28 +110,29 @@ export class RunStream {
     let cursor = this.cursor;
     const first = this.lastRecord === undefined;
     if (first) {
-      cursor = { ...cursor, records: cursor.records + 1 };
-      out += event('run', cursor, batch.record);
-    }
-    // A stream opened on a run that has ended gets its record twice: `run`, then `end`.
-    if (!(first && this.fresh && batch.ended)) {
-      for (const node of batch.nodes) {
-        if (node.version < cursor.version || (node.version === cursor.version && node.rank <= this.cursorRank)) {
-          continue;
-        }
-        cursor = { records: cursor.records, version: node.version, node: node.nodeId };
-        this.cursorRank = node.rank;
-        out += event('node', cursor, node.data);
+      // Opened on a run that has ended and without Last-Event-ID: the record says all, twice: `run`, then `end`.
+      if (this.from === undefined && batch.ended) {
+        cursor = { version: batch.version, node: null };
+        this.cursorRank = Number.POSITIVE_INFINITY;
       }
+      out += event('run', openingEventId(batch.version, cursor), batch.record);
+    }
+    for (const node of batch.nodes) {
+      if (node.version < cursor.version || (node.version === cursor.version && node.rank <= this.cursorRank)) {
+        continue;
+      }
+      cursor = { version: node.version, node: node.nodeId };
+      this.cursorRank = node.rank;
+      out += event('node', nodeEventId(node.version, node.nodeId), node.data);
     }
     if (batch.ended) {
-      cursor = { ...cursor, records: cursor.records + 1 };
-      out += event('end', cursor, batch.record);
+      out += event('end', recordEventId(batch.version), batch.record);
     } else if (!first && batch.record !== this.lastRecord) {
-      cursor = { ...cursor, records: cursor.records + 1 };
-      out += event('run', cursor, batch.record);
+      out += event('run', recordEventId(batch.version), batch.record);
     }
-    this.cursor = cursor;
+    // The client has every change up to this read's version now, whether or not the record was sent again.
+    this.cursor = { version: batch.version, node: null };
+    this.cursorRank = Number.POSITIVE_INFINITY;
     this.lastRecord = batch.record;
     if (batch.ended) {
       this.res.end(out);
