@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pngBytes } from '@weft/gateway';
-import { toArray, type AnyRun } from '@weft/sdk';
+import { toArray, WeftClient, type AnyRun } from '@weft/sdk';
 import { flows, startCliStack, type CliStack } from '../testing/cli-stack';
 
 // `weft run` and `weft runs watch` against the real gateway and workers, run
@@ -141,6 +141,34 @@ test('@file is the text of a text input and an upload for a media input; @@ is a
     code: 1,
     stderr: `error: input "subtitles" takes text, and ${photo} is not UTF-8 text\n`,
   });
+});
+
+test("a name runs the organization's own agent before another organization's public one", async () => {
+  const publish = async (apiKey: string, visibility: 'public' | 'private') => {
+    const client = new WeftClient({ baseUrl: cli.url, apiKey });
+    const { data } = await client.api.POST('/agents', {
+      body: { name: 'Line picker', description: 'x', visibility, flow: flows.split() },
+    });
+    return data!.id;
+  };
+  const other = await cli.stack.gw.createOrg('Other org', 100);
+  const theirs = await publish(other.apiKey, 'public');
+  const mine = await publish(cli.apiKey, 'private');
+
+  const res = await cli.weft(['run', 'line picker', '--input', 'text=own\nfirst', '--json']);
+  expect(res.stderr).toBe('');
+  expect(res.json<{ run: AnyRun }>().run).toMatchObject({ agent_id: mine, status: 'completed' });
+  const got = await cli.weft(['agents', 'get', 'Line picker']);
+  expect(got.json()).toMatchObject({ id: mine });
+
+  // An organization without one of its own sees two public ones: it must choose, and is told whose they are.
+  const third = await cli.stack.gw.createOrg('Third org', 100);
+  const alsoPublic = await publish(third.apiKey, 'public');
+  const outsider = await cli.stack.gw.createOrg('Outsider org', 100);
+  const ambiguous = await cli.weft(['run', 'Line picker', '--input', 'text=x'], { WEFT_API_KEY: outsider.apiKey });
+  expect(ambiguous.code).toBe(1);
+  expect(ambiguous.stderr).toContain(`agent ${theirs} (public, another organization)`);
+  expect(ambiguous.stderr).toContain(`agent ${alsoPublic} (public, another organization)`);
 });
 
 test('the same command again follows the run it started; --new starts another', async () => {
