@@ -49,20 +49,27 @@ function python(args: string[], cwd: string, env: Record<string, string>): Promi
 
 test("the Python client's unittest suites pass against a real gateway and worker", async () => {
   const org = await stack.gw.createOrg('Python client', 10_000);
+  const other = await stack.gw.createOrg('Python client, another organization', 100);
   const { code, output } = await python(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], __dirname, {
     WEFT_URL: baseUrl,
     WEFT_API_KEY: org.apiKey,
+    WEFT_TEST_OTHER_API_KEY: other.apiKey,
     WEFT_TEST_REQUIRE_STACK: '1',
   });
   if (code !== 0) throw new Error(`python3 -m unittest exited with ${code}:\n${output}`);
   expect(output).toMatch(/^OK$/m);
   // The suites against the stack ran: given WEFT_URL, they are not skipped.
   expect(output).toContain('test_upload_run_review_keeping_one_photo_and_download_it (test_stack.StackTest');
+  expect(output).toContain('test_your_own_agent_wins_over_another_organizations_public_one (test_lookup.LookupTest');
 }, 300_000);
 
 test("the README's example uploads, runs, reviews and downloads against the example catalog", async () => {
+  const catalogFile = path.resolve(__dirname, '..', '..', 'catalog', 'branded-product-image.json');
+  // Another organization of the deployment has published the same (public) catalog: the name finds our own.
+  const other = await stack.gw.createOrg('Python README, another organization', 100);
+  await publishFile(baseUrl, other.apiKey, catalogFile);
   const org = await stack.gw.createOrg('Python README', 10_000);
-  await publishFile(baseUrl, org.apiKey, path.resolve(__dirname, '..', '..', 'catalog', 'branded-product-image.json'));
+  await publishFile(baseUrl, org.apiKey, catalogFile);
   const readme = fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8');
   const example = /```python\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(example).toContain('client.run(');

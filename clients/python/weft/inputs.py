@@ -26,7 +26,12 @@ def is_uuid(value: Any) -> bool:
 
 
 def resolve_target(client: "Client", target: str, kind: Optional[str]) -> Tuple[str, Record]:
-    """("agent" | "app", its record) for an id or an exact name; `kind` narrows the search."""
+    """("agent" | "app", its record) for an id or an exact name; `kind` narrows the search.
+
+    A name is looked up among the caller organization's own agents and apps first, then
+    among other organizations' public ones: your own wins over another's public one of the
+    same name. Two matches at the same level are ambiguous.
+    """
     if kind not in (None, "agent", "app"):
         raise ValueError("kind must be 'agent', 'app' or None, got %r" % (kind,))
     kinds = [kind] if kind else ["agent", "app"]
@@ -37,26 +42,23 @@ def resolve_target(client: "Client", target: str, kind: Optional[str]) -> Tuple[
             except WeftNotFoundError:
                 continue
         raise WeftLookupError("No %s has the id %s" % (" or ".join(kinds), target))
-    found: List[Tuple[str, Record]] = []
-    for k in kinds:
-        seen = set()
-        candidates = []
-        for visibility in (None, "public"):
-            for item in _resource(client, k).list(search=target, visibility=visibility, page_size=100):
-                if item["id"] not in seen:
-                    seen.add(item["id"])
-                    candidates.append(item)
-        exact = [c for c in candidates if c.get("name") == target]
-        if not exact:
-            exact = [c for c in candidates if str(c.get("name", "")).casefold() == target.casefold()]
-        found.extend((k, c) for c in exact)
-    if not found:
-        raise WeftLookupError("No %s is named %r" % (" or ".join(kinds), target))
-    if len(found) > 1:
-        names = ", ".join("%s %s" % (k, c["id"]) for k, c in found)
-        raise WeftLookupError("Several are named %r (%s): pass an id, or kind=" % (target, names))
-    k, summary = found[0]
-    return k, _resource(client, k).get(summary["id"])
+    # A public one of the caller's own matches in the first tier: the second holds other organizations'.
+    for tier, whose in (({"owned": True}, "yours"), ({"visibility": "public"}, "public, another organization")):
+        found = [(k, c) for k in kinds for c in _named(client, k, target, tier)]
+        if len(found) > 1:
+            names = ", ".join("%s %s (%s)" % (k, c["id"], whose) for k, c in found)
+            raise WeftLookupError("Several are named %r (%s): pass an id, or kind=" % (target, names))
+        if found:
+            k, summary = found[0]
+            return k, _resource(client, k).get(summary["id"])
+    raise WeftLookupError("No %s is named %r" % (" or ".join(kinds), target))
+
+
+def _named(client: "Client", kind: str, target: str, tier: Mapping[str, Any]) -> List[Record]:
+    """The agents or apps of one tier named `target`: exactly if any, else letter case aside."""
+    candidates = list(_resource(client, kind).list(search=target, page_size=100, **tier))
+    exact = [c for c in candidates if c.get("name") == target]
+    return exact or [c for c in candidates if str(c.get("name", "")).casefold() == target.casefold()]
 
 
 def prepare_inputs(client: "Client", kind: str, record: Record, inputs: Inputs) -> List[Record]:

@@ -14,9 +14,11 @@ export interface Target {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * An id is looked up as an agent, then as an app. A name must match one agent
- * or app exactly (letter case aside) among the caller organization's own and
- * the public ones; several matches are an error that lists them.
+ * An id is looked up as an agent, then as an app. A name (letter case aside)
+ * is looked up first among the caller organization's own agents and apps,
+ * then among other organizations' public ones: your own wins over another's
+ * public one of the same name. Two matches in the same tier are an error that
+ * lists them and says whose they are.
  */
 export async function resolveTarget(
   client: WeftCore,
@@ -36,27 +38,42 @@ export async function resolveTarget(
     }
     throw new WeftError(`No ${kind ?? 'agent or app'} with id ${target} is visible to this organization`);
   }
+  const own = await named(client, target, kind, { owned: true }, signal);
+  if (own.length === 1) return own[0]!;
+  if (own.length > 1) throw several(target, own, 'yours');
+  // A public one of the caller's own would have matched above: these are other organizations'.
+  const others = await named(client, target, kind, { visibility: ['public'] }, signal);
+  if (others.length === 1) return others[0]!;
+  if (others.length > 1) throw several(target, others, 'public, another organization');
+  throw new WeftError(`No ${kind ?? 'agent or app'} named "${target}" is visible to this organization`);
+}
+
+type Tier = { owned: true } | { visibility: ['public'] };
+
+async function named(
+  client: WeftCore,
+  target: string,
+  kind: RunKind | undefined,
+  tier: Tier,
+  signal: AbortSignal | undefined,
+): Promise<Target[]> {
   const wanted = target.toLowerCase();
-  const matches = new Map<string, Target>();
-  const search = target.slice(0, 200);
-  for (const visibility of [undefined, ['public' as const]]) {
-    if (kind !== 'app') {
-      for await (const agent of client.agents.list({ search, ...(visibility ? { visibility } : {}) }, { signal })) {
-        if (agent.name.toLowerCase() === wanted)
-          matches.set(agent.id, { kind: 'agent', id: agent.id, name: agent.name });
-      }
-    }
-    if (kind !== 'agent') {
-      for await (const app of client.apps.list({ search, ...(visibility ? { visibility } : {}) }, { signal })) {
-        if (app.name.toLowerCase() === wanted) matches.set(app.id, { kind: 'app', id: app.id, name: app.name });
-      }
+  const query = { search: target.slice(0, 200), ...tier };
+  const found: Target[] = [];
+  if (kind !== 'app') {
+    for await (const agent of client.agents.list(query, { signal })) {
+      if (agent.name.toLowerCase() === wanted) found.push({ kind: 'agent', id: agent.id, name: agent.name });
     }
   }
-  const found = [...matches.values()];
-  if (found.length === 1) return found[0]!;
-  if (found.length === 0)
-    throw new WeftError(`No ${kind ?? 'agent or app'} named "${target}" is visible to this organization`);
-  throw new WeftError(
-    `"${target}" names several: ${found.map((t) => `${t.kind} ${t.id}`).join(', ')}; give the id instead`,
-  );
+  if (kind !== 'agent') {
+    for await (const app of client.apps.list(query, { signal })) {
+      if (app.name.toLowerCase() === wanted) found.push({ kind: 'app', id: app.id, name: app.name });
+    }
+  }
+  return found;
+}
+
+function several(target: string, found: Target[], whose: string): WeftError {
+  const listed = found.map((t) => `${t.kind} ${t.id} (${whose})`).join(', ');
+  return new WeftError(`"${target}" names several: ${listed}; give the id instead`);
 }

@@ -5,6 +5,7 @@ import { exitWith, type CliIo } from '../io';
 import { sdkClient, withApiKey } from '../sdk-client';
 import { collectInput, commandExternalId, sdkInputs, type CliInput } from './run-inputs';
 import { superviseRun } from './supervise';
+import { readTextFileInputs, textInputIds } from './text-file-inputs';
 
 interface RunCommandOptions {
   input?: CliInput[];
@@ -20,6 +21,7 @@ const HELP = `
 Inputs:
   --input topic=tea            text
   --input photo=@photo.png     a file, uploaded first (repeat the id for several files)
+  --input subtitles=@subs.srt  for an input that takes text: the file's content (UTF-8)
   --input 'brand:={"name": "Acme", "colors": ["#0a3d62"]}'   a value as JSON
   --input note=@@home          text that starts with @ (here "@home")
 
@@ -67,8 +69,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     .addHelpText('after', HELP)
     .action(async (targetArg: string, opts: RunCommandOptions & { download: boolean }, cmd: Command) => {
       const client = sdkClient(cmd, io);
-      const inputs = opts.input ?? [];
       const target = await resolveTarget(client, targetArg, opts.kind);
+      const given = opts.input ?? [];
+      const inputs = given.some((i) => i.kind === 'file')
+        ? await readTextFileInputs(given, await textInputIds(client, target))
+        : given;
       const externalId =
         opts.externalId ?? (opts.new ? `weft-cli:${randomUUID()}` : await commandExternalId(target, inputs));
       const code = await superviseRun(

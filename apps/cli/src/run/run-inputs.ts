@@ -5,7 +5,11 @@ import { file, type InputValue, type Target } from '@weft/sdk';
 
 // `--input` values of `weft run`, and the external_id a command line stands for.
 
-/** One `--input`: `id=text`, `id=@path` (a file), `id:=<json>` (a value as JSON), `id=@@text` (text starting with @). */
+/**
+ * One `--input`: `id=text`, `id=@path` (a file: its text for a text input,
+ * uploaded for a media input), `id:=<json>` (a value as JSON), `id=@@text`
+ * (text starting with @).
+ */
 export type CliInput =
   | { id: string; kind: 'text'; value: string }
   | { id: string; kind: 'file'; path: string }
@@ -29,7 +33,7 @@ export function collectInput(raw: string, previous: CliInput[] = []): CliInput[]
   if (value.startsWith('@')) {
     const path = value.slice(1);
     if (!fs.existsSync(path) || !fs.statSync(path).isFile()) {
-      throw new InvalidArgumentError(`${id}=@${path}: no such file.`);
+      throw new InvalidArgumentError(`input "${id}": no such file ${path}`);
     }
     return [...previous, { id, kind: 'file', path }];
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pngBytes } from '@weft/gateway';
-import { toArray, type AnyRun } from '@weft/sdk';
+import { toArray, WeftClient, type AnyRun } from '@weft/sdk';
 import { flows, startCliStack, type CliStack } from '../testing/cli-stack';
 
 // `weft run` and `weft runs watch` against the real gateway and workers, run
@@ -52,6 +52,123 @@ test('uploads @file inputs and downloads the outputs into --out', async () => {
   expect(path.dirname(downloads[0]!.path)).toBe(out);
   const written = fs.readFileSync(downloads[0]!.path);
   expect([written.readUInt32BE(16), written.readUInt32BE(20)]).toEqual([30, 30]);
+});
+
+test('@file is the text of a text input and an upload for a media input; @@ is a literal @', async () => {
+  const agent = await cli.agent('Captioned photo', {
+    nodes: [
+      { id: 'subtitles', type: 'text_input', description: 'Subtitles', required: true },
+      { id: 'note', type: 'text_input', description: 'A note', required: true },
+      { id: 'photo', type: 'image_input', description: 'The photo', required: true },
+    ],
+    outputs: [
+      { id: 'subtitles', type: 'text', description: 'The subtitles' },
+      { id: 'note', type: 'text', description: 'The note' },
+      { id: 'photo', type: 'images', description: 'The photo' },
+    ],
+  });
+  const srt = '1\n00:00:00,000 --> 00:00:02,000\nCrème brûlée, 東京, ✓\n';
+  const subs = path.join(tmp, 'subs.srt');
+  fs.writeFileSync(subs, srt);
+  const photo = path.join(tmp, 'captioned.png');
+  const png = await pngBytes(20, 10);
+  fs.writeFileSync(photo, png);
+
+  const res = await cli.weft([
+    'run',
+    'Captioned photo',
+    '--input',
+    `subtitles=@${subs}`,
+    '--input',
+    'note=@@home',
+    '--input',
+    `photo=@${photo}`,
+    '--no-download',
+    '--json',
+  ]);
+  expect(res.stderr).toBe('');
+  expect(res.code).toBe(0);
+  const { run } = res.json<{ run: AnyRun }>();
+  expect(run.inputs).toEqual([
+    { id: 'subtitles', value: srt },
+    { id: 'note', value: '@home' },
+    { id: 'photo', value: { asset_ids: [expect.any(String)] } },
+  ]);
+  expect(run.results).toMatchObject([
+    { id: 'subtitles', value: srt },
+    { id: 'note', value: '@home' },
+    { id: 'photo', value: [expect.any(String)] },
+  ]);
+  const [assetId] = (run.inputs[2]!.value as { asset_ids: string[] }).asset_ids;
+  const copy = path.join(tmp, 'uploaded.png');
+  await cli.client.download(assetId!, copy);
+  expect(fs.readFileSync(copy)).toEqual(png);
+
+  // An app says the same of its inputs: type text.
+  const { data: app } = await cli.client.api.POST('/apps', {
+    body: {
+      name: 'Captioned photo app',
+      description: 'x',
+      agent_id: agent.id,
+      inputs: [
+        { id: 'subtitles', type: 'text', name: 'Subtitles', required: true },
+        { id: 'note', type: 'text', name: 'Note', required: true },
+        { id: 'photo', type: 'image', name: 'Photo', required: true },
+      ],
+      outputs: [{ id: 'subtitles', type: 'text', description: 'The subtitles' }],
+    },
+  });
+  const viaApp = await cli.weft([
+    'run',
+    app!.id,
+    '--input',
+    `subtitles=@${subs}`,
+    '--input',
+    'note=@@home',
+    '--input',
+    `photo=@${photo}`,
+    '--no-download',
+  ]);
+  expect(viaApp.code).toBe(0);
+  expect(viaApp.stdout).toBe(`subtitles: ${srt}\n`);
+
+  // A missing file names the input and the path; a text input refuses a file that is not UTF-8.
+  const missing = await cli.weft(['run', agent.id, '--input', `subtitles=@${path.join(tmp, 'none.srt')}`]);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain(`input "subtitles": no such file ${path.join(tmp, 'none.srt')}`);
+  const binary = await cli.weft(['run', agent.id, '--input', `subtitles=@${photo}`, '--input', 'note=x']);
+  expect(binary).toMatchObject({
+    code: 1,
+    stderr: `error: input "subtitles" takes text, and ${photo} is not UTF-8 text\n`,
+  });
+});
+
+test("a name runs the organization's own agent before another organization's public one", async () => {
+  const publish = async (apiKey: string, visibility: 'public' | 'private') => {
+    const client = new WeftClient({ baseUrl: cli.url, apiKey });
+    const { data } = await client.api.POST('/agents', {
+      body: { name: 'Line picker', description: 'x', visibility, flow: flows.split() },
+    });
+    return data!.id;
+  };
+  const other = await cli.stack.gw.createOrg('Other org', 100);
+  const theirs = await publish(other.apiKey, 'public');
+  const mine = await publish(cli.apiKey, 'private');
+
+  const res = await cli.weft(['run', 'line picker', '--input', 'text=own\nfirst', '--json']);
+  expect(res.stderr).toBe('');
+  expect(res.json<{ run: AnyRun }>().run).toMatchObject({ agent_id: mine, status: 'completed' });
+  const got = await cli.weft(['agents', 'get', 'Line picker']);
+  expect(got.json()).toMatchObject({ id: mine });
+
+  // An organization without one of its own sees two public ones: it must choose, and is told whose they are.
+  const third = await cli.stack.gw.createOrg('Third org', 100);
+  const alsoPublic = await publish(third.apiKey, 'public');
+  const outsider = await cli.stack.gw.createOrg('Outsider org', 100);
+  const ambiguous = await cli.weft(['run', 'Line picker', '--input', 'text=x'], { WEFT_API_KEY: outsider.apiKey });
+  expect(ambiguous.code).toBe(1);
+  expect(ambiguous.stderr).toContain(`agent ${theirs} (public, another organization)`);
+  expect(ambiguous.stderr).toContain(`agent ${alsoPublic} (public, another organization)`);
 });
 
 test('the same command again follows the run it started; --new starts another', async () => {
@@ -134,7 +251,7 @@ test('reports what it cannot do without a stack trace', async () => {
   });
   const badInput = await cli.weft(['run', 'Lines', '--input', 'photo=@/nonexistent.png']);
   expect(badInput.code).toBe(1);
-  expect(badInput.stderr).toMatch(/photo=@\/nonexistent\.png: no such file/);
+  expect(badInput.stderr).toMatch(/input "photo": no such file \/nonexistent\.png/);
   const noKey = await cli.weft(['runs', 'list'], { WEFT_API_KEY: undefined });
   expect(noKey.stderr).toMatch(/An API key is required/);
   const refused = await cli.weft(['run', 'Lines', '--input', 'nope=x']);

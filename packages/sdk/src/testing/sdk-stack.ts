@@ -35,10 +35,15 @@ export async function startSdkStack(env: Record<string, string> = {}): Promise<S
   };
 }
 
-/** Publishes an agent with `flow` through the typed client; returns its id and name. */
-export async function createAgent(client: WeftClient, name: string, flow: Flow): Promise<{ id: string; name: string }> {
+/** Publishes an agent with `flow` through the typed client (private unless told); returns its id and name. */
+export async function createAgent(
+  client: WeftClient,
+  name: string,
+  flow: Flow,
+  visibility: components['schemas']['FlowVisibility'] = 'private',
+): Promise<{ id: string; name: string }> {
   const { data, error, response } = await client.api.POST('/agents', {
-    body: { name, description: `${name} (test)`, visibility: 'private', flow },
+    body: { name, description: `${name} (test)`, visibility, flow },
   });
   if (!data) throw new Error(`POST /agents: ${response.status} ${JSON.stringify(error)}`);
   return data;
