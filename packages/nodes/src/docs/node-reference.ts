@@ -1,4 +1,5 @@
 import { nodeDefinitions } from '../registry';
+import { NODE_NOTES } from './node-notes';
 import { paramsJsonSchema } from '../node-params';
 import { ANY_KIND, outputKinds, type NodeDefinition, type PortSpec } from '../definition';
 
@@ -98,6 +99,7 @@ function section(definition: NodeDefinition): string {
     '',
     portsTable(definition),
     paramsTable(definition.type),
+    ...(NODE_NOTES[definition.type] ? [NODE_NOTES[definition.type]] : []),
   ].join('\n');
 }
 
