@@ -106,7 +106,8 @@ function section(definition: NodeDefinition): string {
 const INTRO = `# Node reference
 
 <!-- Written by \`npm run docs:nodes\` from the node types' definitions
-(packages/nodes/src/node-types); edit those, not this file. -->
+(packages/nodes/src/node-types) and notes (packages/nodes/src/docs/node-notes.ts);
+edit those, not this file. -->
 
 A flow is a list of nodes and the outputs a run reports:
 
