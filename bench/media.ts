@@ -454,13 +454,13 @@ async function main() {
       { id: 'video', value: assets(clipId) },
       { id: 'srt', value: media.srt },
     ]);
-    // The node's own script and ffmpeg command (defaults: 36 px white text at the bottom).
+    // The node's own script and ffmpeg command (defaults: white text at the bottom, sized to the clip).
     const clipProbe = await probeMedia(clipUrl, { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', timeoutMs: 60_000 });
     const scriptPath = path.join(MEDIA_DIR, 'bench.ass');
     const [width, height] = [Number(clipProbe.metadata.width), Number(clipProbe.metadata.height)];
     writeFileSync(
       scriptPath,
-      assScript(parseSubtitles(media.srt), { fontSize: 36, color: '#ffffff', position: 'bottom', width, height }),
+      assScript(parseSubtitles(media.srt), { color: '#ffffff', position: 'bottom', width, height }),
     );
     const bareSubtitle = await bareFfmpeg(
       burnSubtitlesArgs({

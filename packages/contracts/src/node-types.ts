@@ -16,11 +16,17 @@ export const NodePortSchema = z
 
 export const NodeOutputSchema = z
   .object({
-    kinds: z.array(DataTypeSchema).openapi({ description: 'The kinds its output can have' }),
+    kinds: z.array(DataTypeSchema).openapi({
+      description: 'Every kind its output can have (empty only for comment and group, which produce nothing)',
+    }),
     same_as: z
       .string()
       .nullable()
-      .openapi({ description: 'When set, the output has the kind of what feeds this input port (plus `kinds`)' }),
+      .openapi({
+        description:
+          'When set, which of `kinds` a node produces follows what feeds this input port: its kind ' +
+          '(list_selector: an element of it, text when it is a list of text)',
+      }),
   })
   .openapi('NodeOutput');
 

@@ -96,7 +96,16 @@ export function defineNode<P extends z.ZodObject>(definition: NodeDefinition<P>)
   return definition;
 }
 
-/** The kinds a node's output can have when nothing about its inputs is known. */
-export function possibleOutputKinds(output: OutputSpec): readonly DataType[] {
-  return 'kinds' in output ? output.kinds : ANY_KIND;
+/**
+ * Every kind a node of this type can produce, whatever feeds it: its `kinds`,
+ * or (`sameAs`) every kind the port it passes on takes, plus `also`; in
+ * ANY_KIND's order. `sameAs` then says which of them a given node produces.
+ */
+export function outputKinds(definition: Pick<NodeDefinition, 'inputs' | 'output'>): readonly DataType[] {
+  const { output } = definition;
+  if ('kinds' in output) return output.kinds;
+  // The registry refuses a `sameAs` naming no input of the type.
+  const passed = Object.hasOwn(definition.inputs, output.sameAs) ? definition.inputs[output.sameAs]!.accepts : [];
+  const kinds = new Set([...passed, ...(output.also ?? [])]);
+  return ANY_KIND.filter((kind) => kinds.has(kind));
 }

@@ -1,7 +1,7 @@
 import { NODE_TYPES, type DataType, type Flow, type FlowNode } from '@weft/contracts';
 import { isInertNodeType, linkLoc, linksOf, resolveTarget, type Link, type Loc } from '@weft/dag';
 import type { ValidationIssue } from '@weft/errors';
-import { ANY_KIND, type NodeDefinition, type PortSpec } from './definition';
+import { ANY_KIND, outputKinds, type NodeDefinition, type PortSpec } from './definition';
 import { definitionOf, isDefinedNodeType, paramsSchemaOf } from './registry';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(NODE_TYPES);
@@ -57,7 +57,8 @@ const list = (kinds: readonly DataType[]) => kinds.join(' or ');
 
 /**
  * What each node of a flow may produce, following pass-through outputs
- * (`sameAs`: human_review, list_selector, router) to the nodes that feed them.
+ * (`sameAs`: human_review, list_selector, router, ...) to the nodes that feed
+ * them, within what their type can produce.
  */
 class OutputKinds {
   private readonly memo = new Map<string, readonly DataType[]>();
@@ -68,18 +69,20 @@ class OutputKinds {
     if (known) return known;
     if (!isDefinedNodeType(node.type) || seen.has(node.id)) return ANY_KIND;
     seen.add(node.id);
-    const { output } = definitionOf(node.type);
-    let kinds: readonly DataType[];
-    if ('kinds' in output) {
-      kinds = output.kinds;
-    } else {
+    const definition = definitionOf(node.type);
+    const { output } = definition;
+    const possible = outputKinds(definition);
+    let kinds = possible;
+    if (!('kinds' in output)) {
       const fed = node.inputs?.[output.sameAs];
       const targets = fed === undefined ? [] : Array.isArray(fed) ? fed : [fed];
       const upstream = targets.map((t) => upstreamNode(t, this.byId));
-      kinds =
-        upstream.length === 0 || upstream.some((u) => u === undefined)
-          ? ANY_KIND
-          : [...new Set([...upstream.flatMap((u) => this.of(u!, seen)), ...(output.also ?? [])])];
+      if (upstream.length > 0 && upstream.every((u) => u !== undefined)) {
+        const passed = new Set([...upstream.flatMap((u) => this.of(u, seen)), ...(output.also ?? [])]);
+        const narrowed = possible.filter((kind) => passed.has(kind));
+        // None: the port refuses what feeds it, an issue of its own; what follows is checked against the type.
+        if (narrowed.length > 0) kinds = narrowed;
+      }
     }
     this.memo.set(node.id, kinds);
     return kinds;

@@ -80,6 +80,10 @@ for (const definition of DEFINITIONS) {
   if (definition.maxTimeoutMs > MAX_NODE_TIMEOUT_MS) {
     throw new Error(`Node type '${definition.type}' allows more than MAX_NODE_TIMEOUT_MS (${MAX_NODE_TIMEOUT_MS} ms)`);
   }
+  const { output } = definition;
+  if ('sameAs' in output && !Object.hasOwn(definition.inputs, output.sameAs)) {
+    throw new Error(`Node type '${definition.type}' passes on input '${output.sameAs}', which it does not have`);
+  }
   const params = definition.params.extend({ timeout_ms: NodeParamsSchema.shape.timeout_ms }).strict();
   REGISTRY.set(definition.type, { definition, params });
 }

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { postAgent } from '../testing/catalog-fixtures';
 import { startRunStack, type RunStack } from '../testing/test-runs';
 import { solid } from '../testing/media/generate';
-import { near, pixelsOf } from '../testing/media/pixels';
+import { near, pixelsOf, type Pixels } from '../testing/media/pixels';
 import { download, resultAssets, runFlow, uploadAsset, type Org } from '../testing/media/runs';
 
 // screen_mockup: the screenshot inside a device frame drawn by Weft, on a background.
@@ -21,8 +21,11 @@ const mockupFlow = (params: Record<string, unknown>): Flow => ({
   outputs: [{ id: 'mockup', type: 'images', description: 'In a device' }],
 });
 
+// Small enough for a test to reach: a mockup keeps its screenshot's resolution or fails.
+const MAX_PIXELS = 3_000_000;
+
 beforeAll(async () => {
-  stack = await startRunStack();
+  stack = await startRunStack({}, { maxImagePixels: MAX_PIXELS });
   org = await stack.gw.createOrg('Mockup', 100);
 });
 afterAll(() => stack.close());
@@ -37,7 +40,7 @@ test.each([
 ])(
   '%s: larger than the screenshot, its colour filling the screen, the frame and background around',
   async (device, screen, frame, bezelAt) => {
-    // A screenshot of the screen's shape, a little taller (cut at the bottom).
+    // A screenshot of the screen's shape, a little taller.
     const [shotWidth, shotHeight] = [Math.round(screen.w * 0.6), Math.round(screen.h * 0.65)];
     const screenshot = await uploadAsset(
       stack.gw,
@@ -70,6 +73,91 @@ test.each([
     expect(near(bezel, SHOT, 30) || near(bezel, [255, 0, 255], 30)).toBe(false);
   },
 );
+
+/** A screenshot of noise: no two of its rows alike, so that where it is in a mockup is known for sure. */
+async function noise(width: number, height: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  let seed = width * 7919 + height;
+  for (let i = 0; i < data.length; i++) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    data[i] = seed >> 16;
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+/** Every place where the whole of `shot` is found, pixel for pixel, in `image`. */
+function placesOf(image: Pixels, shot: Pixels): { x: number; y: number }[] {
+  const same = (x: number, y: number, sx: number, sy: number) =>
+    image.at(x, y).every((v, c) => v === shot.at(sx, sy)[c]);
+  const found: { x: number; y: number }[] = [];
+  for (let y = 0; y + shot.height <= image.height; y++) {
+    for (let x = 0; x + shot.width <= image.width; x++) {
+      if (!same(x, y, 0, 0) || !same(x + 1, y, 1, 0) || !same(x, y + 1, 0, 1)) continue;
+      let whole = true;
+      for (let sy = 0; whole && sy < shot.height; sy++) {
+        for (let sx = 0; whole && sx < shot.width; sx++) whole = same(x + sx, y + sy, sx, sy);
+      }
+      if (whole) found.push({ x, y });
+    }
+  }
+  return found;
+}
+
+describe('the screenshot keeps its own pixels, the frame is drawn around it', () => {
+  const SCREEN: Record<string, number[]> = {
+    phone: [0, 0, 0],
+    tablet: [0, 0, 0],
+    laptop: [0, 0, 0],
+    browser: [255, 255, 255],
+  };
+  test.each(
+    ['phone', 'tablet', 'laptop', 'browser'].flatMap((device) => [
+      [device, 'portrait', 260, 420],
+      [device, 'landscape', 420, 260],
+    ]),
+  )('%s, %s screenshot', async (device, orientation, width, height) => {
+    const bytes = await noise(width as number, height as number);
+    const asset = await uploadAsset(stack.gw, org.apiKey, bytes, `${device}-${orientation}.png`);
+    const run = await runFlow(stack.gw, org.apiKey, mockupFlow({ device, background: '#ff00ff' }), [
+      { id: 'shot', value: { asset_ids: [asset] } },
+    ]);
+    const [id] = resultAssets(run, 'mockup');
+    const image = await pixelsOf((await download(stack.gw, org.apiKey, id!)).bytes);
+    const shot = await pixelsOf(bytes);
+    expect(image.width).toBeGreaterThan(shot.width);
+    expect(image.height).toBeGreaterThan(shot.height);
+    const places = placesOf(image, shot);
+    expect(places).toHaveLength(1);
+    const [{ x, y }] = places as [{ x: number; y: number }];
+    // Every screen is centred across its device, and the device across the mockup.
+    expect(Math.abs(x + shot.width / 2 - image.width / 2)).toBeLessThanOrEqual(1);
+    // A phone or a tablet is held the way of the screenshot; a laptop or a browser is landscape.
+    const landscape = device === 'laptop' || device === 'browser' || orientation === 'landscape';
+    expect(image.width > image.height).toBe(landscape);
+    if (landscape && orientation === 'portrait') {
+      // Pillarboxed: the screen's own colour on either side of the screenshot.
+      const middle = y + Math.floor(shot.height / 2);
+      expect(near(image.at(x - 4, middle), SCREEN[device]!, 0)).toBe(true);
+      expect(near(image.at(x + shot.width + 3, middle), SCREEN[device]!, 0)).toBe(true);
+    }
+  });
+
+  test('a screenshot whose mockup would be over the pixel limit fails, naming it', async () => {
+    const asset = await uploadAsset(stack.gw, org.apiKey, await solid(1500, 1500, '#12ab34'), 'large.png');
+    const run = await runFlow(stack.gw, org.apiKey, mockupFlow({ device: 'laptop' }), [
+      { id: 'shot', value: { asset_ids: [asset] } },
+    ]);
+    expect(run).toMatchObject({ status: 'failed', failure_reason: 'invalid_input' });
+    expect(run.error).toMatch(
+      new RegExp(
+        `^Node 'mockup': the screenshot at input 'image' \\(asset ${asset}\\) is 1500×1500; a laptop around it ` +
+          `at that resolution would be \\d+×\\d+, over the limit of ${MAX_PIXELS} pixels`,
+      ),
+    );
+  });
+});
 
 test('a JPEG screenshot gives a JPEG; the format is kept', async () => {
   const jpeg = await uploadAsset(stack.gw, org.apiKey, await solid(200, 400, '#12ab34', 'jpeg'), 'shot.jpg');

@@ -122,6 +122,52 @@ test('WebVTT cues, with identifiers, notes and markup', async () => {
   expect(band(file, 1.6, 'bottom').coloured).toBeGreaterThan(TEXT_PIXELS / 3);
 });
 
+describe('the size follows the video unless font_size says otherwise', () => {
+  let vertical: string;
+  beforeAll(async () => {
+    const file = media.file('vertical.mp4');
+    const bytes = ffmpegFile(file, [
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=0x2040a0:s=1080x1920:r=5:d=1',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+    ]);
+    vertical = await uploadAsset(stack.gw, apiKey, bytes, 'vertical.mp4');
+  });
+
+  /** The rows of white text in the vertical clip's frame: accents to descenders, outline left out. */
+  async function textRows(params: Record<string, unknown>) {
+    const run = await burn('ÉHgy', params, vertical);
+    const [asset] = resultAssets(run, 'burn');
+    const frame = frameAt(await downloadTo(stack.gw, apiKey, asset!, media.file(`${run.id}.mp4`)), 0.5);
+    let [top, bottom] = [Infinity, -Infinity];
+    for (let i = 0; i < frame.length; i += 3) {
+      if (frame[i]! < 200 || frame[i + 1]! < 200 || frame[i + 2]! < 200) continue;
+      const y = Math.floor(i / 3 / 1080);
+      [top, bottom] = [Math.min(top, y), Math.max(bottom, y)];
+    }
+    return { top, bottom, height: bottom - top + 1 };
+  }
+
+  test("by default, a line about 5 % of a 1080×1920 clip's height, 10 % of it above the bottom", async () => {
+    const text = await textRows({});
+    expect(text.height / 1920).toBeGreaterThan(0.04);
+    expect(text.height / 1920).toBeLessThan(0.06);
+    expect(1920 - text.bottom).toBeGreaterThanOrEqual(0.1 * 1920);
+  });
+
+  test('font_size is the height of a line in pixels, on any video', async () => {
+    const text = await textRows({ font_size: 36 });
+    expect(Math.abs(text.height - 36)).toBeLessThanOrEqual(3);
+  });
+});
+
 describe('bad input fails with invalid_input naming the port', () => {
   const cases: [string, string, RegExp][] = [
     ['an SRT timing that does not parse', '1\n00:00:00,500 --> 00:0x:02,000\nHello\n', /SRT/],

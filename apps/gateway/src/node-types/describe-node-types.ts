@@ -2,7 +2,14 @@ import { NODE_TYPES, type NodeType, type NodeTypeInfo } from '@weft/contracts';
 import { isInertNodeType } from '@weft/dag';
 import { NotFoundError } from '@weft/errors';
 import type { DeploymentRoutes, RouteDescription } from '@weft/providers';
-import { definitionOf, paramsJsonSchema, paramsSchemaOf, type NodeDefinition, type PortSpec } from '@weft/nodes';
+import {
+  definitionOf,
+  outputKinds,
+  paramsJsonSchema,
+  paramsSchemaOf,
+  type NodeDefinition,
+  type PortSpec,
+} from '@weft/nodes';
 
 const port = (name: string, spec: PortSpec) => ({
   name,
@@ -40,10 +47,7 @@ function describe(definition: NodeDefinition): StaticInfo {
     inputs: Object.entries(definition.inputs).map(([name, spec]) => port(name, spec)),
     other_inputs: definition.otherInputs ? (({ name: _, ...rest }) => rest)(port('', definition.otherInputs)) : null,
     params_schema: paramsJsonSchema(definition.type),
-    output:
-      'kinds' in output
-        ? { kinds: [...output.kinds], same_as: null }
-        : { kinds: [...(output.also ?? [])], same_as: output.sameAs },
+    output: { kinds: [...outputKinds(definition)], same_as: 'sameAs' in output ? output.sameAs : null },
     lane: definition.lane,
     default_timeout_ms: definition.defaultTimeoutMs,
     max_timeout_ms: definition.maxTimeoutMs,

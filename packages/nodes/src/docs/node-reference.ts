@@ -1,6 +1,7 @@
 import { nodeDefinitions } from '../registry';
+import { NODE_NOTES } from './node-notes';
 import { paramsJsonSchema } from '../node-params';
-import type { NodeDefinition, OutputSpec, PortSpec } from '../definition';
+import { ANY_KIND, outputKinds, type NodeDefinition, type PortSpec } from '../definition';
 
 // docs/nodes.md, written from the definitions (npm run docs:nodes), so that
 // the reference for flow authors cannot drift from what the gateway checks.
@@ -70,10 +71,13 @@ function portsTable(definition: NodeDefinition): string {
   return ['| input | takes | | |', '|---|---|---|---|', ...rows].join('\n') + '\n';
 }
 
-function outputText(output: OutputSpec): string {
-  if ('kinds' in output) return output.kinds.join(' or ');
+function outputText(definition: NodeDefinition): string {
+  const { output } = definition;
+  const possible = outputKinds(definition);
+  const kinds = ANY_KIND.every((k) => possible.includes(k)) ? 'any kind' : possible.join(' or ');
+  if ('kinds' in output) return kinds;
   const also = output.also?.length ? `, or ${output.also.join(' or ')}` : '';
-  return `the kind of what feeds \`${output.sameAs}\`${also}`;
+  return `${kinds} (the kind of what feeds \`${output.sameAs}\`${also})`;
 }
 
 const SERVING: Record<NodeDefinition['serving'], string> = {
@@ -91,17 +95,19 @@ function section(definition: NodeDefinition): string {
     '',
     `Served by ${SERVING[definition.serving]}${definition.localRoute ? ` (${definition.localRoute.model})` : ''}; ` +
       `${definition.lane} lane; timeout ${seconds(definition.defaultTimeoutMs)} by default, at most ` +
-      `${seconds(definition.maxTimeoutMs)}. Output: ${outputText(definition.output)}.`,
+      `${seconds(definition.maxTimeoutMs)}. Output: ${outputText(definition)}.`,
     '',
     portsTable(definition),
     paramsTable(definition.type),
+    ...(NODE_NOTES[definition.type] ? [NODE_NOTES[definition.type]] : []),
   ].join('\n');
 }
 
 const INTRO = `# Node reference
 
 <!-- Written by \`npm run docs:nodes\` from the node types' definitions
-(packages/nodes/src/node-types); edit those, not this file. -->
+(packages/nodes/src/node-types) and notes (packages/nodes/src/docs/node-notes.ts);
+edit those, not this file. -->
 
 A flow is a list of nodes and the outputs a run reports:
 

@@ -40,7 +40,13 @@ export const videoSubtitle = defineNode({
   serving: 'built_in',
   inputs: { video: videoPort('The videos'), subtitles: textPort('SRT, WebVTT or plain text') },
   params: z.object({
-    font_size: z.number().int().min(6).max(300).default(36),
+    font_size: z
+      .number()
+      .int()
+      .min(6)
+      .max(300)
+      .optional()
+      .describe("Pixels: the height of a line. Default: 5 % of the video's height, at most a twelfth of its width"),
     color: hexColor.default('#ffffff'),
     position: z.enum(['bottom', 'top']).default('bottom'),
   }),

@@ -7280,9 +7280,9 @@ export interface components {
         /** @enum {string} */
         MediaType: "image" | "video" | "audio" | "file";
         NodeOutput: {
-            /** @description The kinds its output can have */
+            /** @description Every kind its output can have (empty only for comment and group, which produce nothing) */
             kinds: components["schemas"]["DataType"][];
-            /** @description When set, the output has the kind of what feeds this input port (plus `kinds`) */
+            /** @description When set, which of `kinds` a node produces follows what feeds this input port: its kind (list_selector: an element of it, text when it is a list of text) */
             same_as: string | null;
         };
         NodeParams: {

@@ -35,6 +35,30 @@ describe('GET /node-types', () => {
     expect(items.find((t) => t.type === 'comment')).toMatchObject({ inputs: [], output: { kinds: [] } });
   });
 
+  test('every type that executes lists what it can produce; same_as picks one of those', async () => {
+    const { data: items } = expectSchema(NodeTypeListSchema, (await get('/node-types')).body);
+    const outputs = new Map(items.map((t) => [t.type, t.output]));
+    for (const { type, output } of items) {
+      if (type === 'comment' || type === 'group') continue;
+      expect([type, output.kinds.length > 0]).toEqual([type, true]);
+    }
+    expect(Object.fromEntries(items.filter((t) => t.output.same_as).map((t) => [t.type, t.output]))).toEqual({
+      add_logo: { kinds: ['images', 'videos'], same_as: 'image' },
+      human_review: { kinds: ['text', 'images', 'videos', 'files', 'audio', 'data'], same_as: 'value' },
+      list_selector: { kinds: ['text', 'images', 'videos', 'files', 'audio', 'data'], same_as: 'list' },
+      rename_asset: { kinds: ['images', 'videos', 'files', 'audio'], same_as: 'assets' },
+      router: { kinds: ['text', 'images', 'videos', 'files', 'audio', 'data'], same_as: 'value' },
+      trim_speed: { kinds: ['videos', 'audio'], same_as: 'media' },
+    });
+    // Each same_as port takes every kind the output lists (list_selector's text or data: an element of a list).
+    for (const { type, inputs, output } of items.filter((t) => t.output.same_as)) {
+      const port = inputs.find((p) => p.name === output.same_as)!;
+      expect([type, output.kinds.filter((k) => !port.accepts.includes(k))]).toEqual([type, []]);
+    }
+    const one = await get('/node-types/add_logo');
+    expect(expectSchema(NodeTypeInfoSchema, one.body).output).toEqual(outputs.get('add_logo'));
+  });
+
   test('reads one type; an unknown one is 404; no key is 401', async () => {
     const res = await get('/node-types/video_concat');
     expect(res.status).toBe(200);
