@@ -11,7 +11,13 @@ import type { FfmpegTools } from '@weft/media';
 import type { NodeRoutes } from '@weft/nodes';
 import type { Keyring } from '@weft/credentials';
 import { guardedFetch, parseAllowList } from '@weft/nodes';
-import { ASSET_QUEUE, createAssetJobProducer, createWebhookJobProducer, createWorkerConnection } from '@weft/queue';
+import {
+  ASSET_QUEUE,
+  createAssetJobProducer,
+  createWebhookJobProducer,
+  createWorkerConnection,
+  startDeadWorkerSweep,
+} from '@weft/queue';
 import { ATTEMPT_TIMEOUT_MS, DeliveryStore } from '@weft/webhooks';
 import { createUrlSigner, type Storage } from '@weft/storage';
 import { Queue } from 'bullmq';
@@ -35,6 +41,13 @@ export interface NodeWorkersOptions {
   heavyConcurrency: number;
   /** A job not renewed for this long is taken over by another worker (its worker died). */
   lockDurationMs: number;
+  /**
+   * The process's heartbeat (main.ts): its id names the BullMQ workers, and
+   * every `intervalMs` the active node jobs of workers whose heartbeat lapsed
+   * are handed back (@weft/queue dead-worker-jobs.ts). Without it (a test
+   * harness) neither happens.
+   */
+  heartbeat?: { workerId: string; intervalMs: number };
   outboundAllowList: readonly string[];
   /** Largest image (width × height) a node decodes: ASSET_MAX_IMAGE_PIXELS, the limit uploads have. */
   maxImagePixels: number;
@@ -105,14 +118,26 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     lightConcurrency: options.lightConcurrency,
     heavyConcurrency: options.heavyConcurrency,
     lockDurationMs: options.lockDurationMs,
+    workerName: options.heartbeat?.workerId,
     hooks: options.hooks,
   });
+  // After the processors: a job handed back at start is taken by this worker too.
+  const deadWorkerSweep =
+    options.heartbeat &&
+    startDeadWorkerSweep({
+      redis: connection,
+      prefix: options.redisPrefix,
+      queues: [queues.light, queues.heavy],
+      intervalMs: options.heartbeat.intervalMs,
+      logger,
+    });
   const reconciler = startReconcileLoop(engine, options.reconcileIntervalMs, options.reconcileStaleMs, logger);
 
   return {
     engine,
     async close() {
       await reconciler.stop();
+      await deadWorkerSweep?.stop();
       await processors.close();
       await queues.close();
       await assetJobs.close();

@@ -37,7 +37,7 @@ export const WorkerEnv = z.object({
   WORKER_HEAVY_CONCURRENCY: envInt(1, 64).default(2),
   /** Nodes of one organization queued or executing at once, over every worker; the rest wait their turn (ADR 0025). Same value as the gateway's. */
   ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(20),
-  /** How long a job stays locked without renewal before another worker takes it over (a dead worker's jobs). */
+  /** How long a job stays locked without renewal before another worker takes it over; node jobs of a worker whose heartbeat lapsed are handed back sooner. */
   WORKER_LOCK_DURATION_MS: envInt(1000, 600_000).default(30_000),
   /** How often the reconciler looks for runs whose queue work vanished. */
   RECONCILE_INTERVAL_MS: envInt(100, 600_000).default(5_000),

@@ -7,7 +7,7 @@ import { createDb } from '@weft/db';
 import { readiness } from '@weft/health';
 import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
-import { createWorkerConnection, startHeartbeat, watchEvictionPolicy } from '@weft/queue';
+import { createWorkerConnection, startHeartbeat, watchEvictionPolicy, workerConnectionName } from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
@@ -31,7 +31,10 @@ async function main() {
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
   });
-  const redis = createWorkerConnection(config.REDIS_URL);
+  // Named, so that other workers see from CLIENT LIST when this process is gone (@weft/queue heartbeat.ts).
+  const redis = createWorkerConnection(config.REDIS_URL, {
+    connectionName: workerConnectionName(config.REDIS_PREFIX, workerId),
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
   const metrics = createWorkerMetrics();
@@ -61,7 +64,7 @@ async function main() {
   await db.pool.query('SELECT 1');
   await redis.ping();
   watchEvictionPolicy(redis, logger);
-  const heartbeat = startHeartbeat({
+  const heartbeat = await startHeartbeat({
     redis,
     prefix: config.REDIS_PREFIX,
     workerId,
@@ -77,6 +80,7 @@ async function main() {
     lightConcurrency: config.WORKER_LIGHT_CONCURRENCY,
     heavyConcurrency: config.WORKER_HEAVY_CONCURRENCY,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
+    heartbeat: { workerId, intervalMs: config.WORKER_HEARTBEAT_INTERVAL_MS },
     outboundAllowList: config.OUTBOUND_ALLOWED_HOSTS,
     maxImagePixels: config.ASSET_MAX_IMAGE_PIXELS,
     maxReadBytes: config.ASSET_MAX_IMAGE_BYTES,

@@ -7,19 +7,50 @@ export interface HeartbeatOptions {
   intervalMs?: number;
 }
 
+export interface Heartbeat {
+  /** Stops beating and removes the key: the process is leaving. */
+  stop(): Promise<void>;
+}
+
+/** What a heartbeat key holds. */
+export interface HeartbeatValue {
+  pid: number;
+  at: string;
+  /** How often this worker beats: how stale its key may be while it lives (dead-worker-jobs.ts). */
+  intervalMs: number;
+}
+
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5000;
+
+export const heartbeatKey = (prefix: string, workerId: string) => `${prefix}:workers:${workerId}`;
+
+/**
+ * The name a worker process gives the Redis connection its heartbeat goes
+ * through (ioredis `connectionName`): a key not refreshed whose connection is
+ * also gone from CLIENT LIST belongs to a dead process, whatever its TTL says.
+ */
+export const workerConnectionName = (prefix: string, workerId: string) => `${prefix}:worker:${workerId}`;
+
 /**
  * Each worker process refreshes a key with a TTL of three intervals, so
  * `liveWorkers()` (and the "no worker heartbeat" alert) sees a crashed worker
- * disappear without any cleanup on its side.
+ * disappear without any cleanup on its side. Resolves once the first beat is
+ * written, and throws when it cannot be: other workers hand back the jobs of a
+ * worker without a heartbeat, so none may be taken before it exists.
  */
-export function startHeartbeat({ redis, prefix, workerId, intervalMs = 5000 }: HeartbeatOptions) {
-  const key = `${prefix}:workers:${workerId}`;
-  const beat = () =>
-    redis
-      .set(key, JSON.stringify({ pid: process.pid, at: new Date().toISOString() }), 'PX', intervalMs * 3)
-      .catch(() => undefined);
-  void beat();
-  const timer = setInterval(() => void beat(), intervalMs);
+export async function startHeartbeat({
+  redis,
+  prefix,
+  workerId,
+  intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS,
+}: HeartbeatOptions): Promise<Heartbeat> {
+  const key = heartbeatKey(prefix, workerId);
+  const beat = async () => {
+    const value: HeartbeatValue = { pid: process.pid, at: new Date().toISOString(), intervalMs };
+    await redis.set(key, JSON.stringify(value), 'PX', intervalMs * 3);
+  };
+  await beat();
+  const timer = setInterval(() => void beat().catch(() => undefined), intervalMs);
   timer.unref();
   return {
     async stop() {

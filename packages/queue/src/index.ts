@@ -1,5 +1,6 @@
 export * from './connections';
 export * from './heartbeat';
+export * from './dead-worker-jobs';
 export * from './run-jobs';
 export * from './asset-jobs';
 export * from './asset-job-producer';

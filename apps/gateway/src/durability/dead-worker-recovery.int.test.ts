@@ -21,9 +21,12 @@ const processes: WorkerProcess[] = [];
 beforeAll(async () => {
   [stack, provider] = await Promise.all([startRunStack({}, false), startFakeProvider()]);
 });
-afterAll(async () => {
+// Each test's workers are its own: one left running would take the next test's jobs.
+afterEach(async () => {
   for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await Promise.all(processes.map((p) => p.exited));
+});
+afterAll(async () => {
   await stack?.close();
   await provider?.close();
 });

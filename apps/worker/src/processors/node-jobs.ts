@@ -1,5 +1,12 @@
 import type { Engine, EngineHooks, RunQueues } from '@weft/engine';
-import { closeWorker, countProcessorCalls, ExecuteNodeJob, RUN_QUEUES, WORKER_RUN_RETRY_DELAY_MS } from '@weft/queue';
+import {
+  closeWorker,
+  countProcessorCalls,
+  ExecuteNodeJob,
+  RUN_QUEUES,
+  STALLED_CHECK_MS,
+  WORKER_RUN_RETRY_DELAY_MS,
+} from '@weft/queue';
 import { traceNodeJob, withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -19,6 +26,13 @@ export interface NodeProcessorsOptions {
   heavyConcurrency: number;
   /** A job not renewed for this long is taken over by another worker (its worker died). */
   lockDurationMs: number;
+  /**
+   * The process's heartbeat id, which its BullMQ workers carry as their name
+   * (kept on each job they take): the other workers hand the jobs back once
+   * that heartbeat lapses (@weft/queue dead-worker-jobs.ts). Unnamed, a dead
+   * worker's jobs wait for their lock to expire.
+   */
+  workerName?: string | undefined;
   hooks?: EngineHooks | undefined;
 }
 
@@ -67,8 +81,11 @@ export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcess
   const common = {
     connection: options.connection,
     prefix: options.redisPrefix,
+    ...(options.workerName ? { name: options.workerName } : {}),
     lockDuration: options.lockDurationMs,
-    stalledInterval: options.lockDurationMs,
+    // Only jobs whose lock is gone are stalled, so checking often costs a script per interval and
+    // hands back a dead worker's jobs (their lock deleted) within it.
+    stalledInterval: Math.min(options.lockDurationMs, STALLED_CHECK_MS),
     maxStalledCount: 2,
     runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
   };
