@@ -68,6 +68,8 @@ export interface ReplicateDouble {
   script(script: Partial<PredictionScript>): void;
   /** The next `n` polls answer 503 (then as scripted). */
   failPolls(n: number): void;
+  /** The next `n` cancels answer 500 and leave the prediction running (then they cancel). */
+  failCancels(n: number): void;
   /** Ends a held prediction as its script says. */
   release(id: string): void;
   /** Serves `bytes` at a URL of the double (as replicate.delivery serves outputs); the URL. */
@@ -99,6 +101,7 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
   let outcome: ReplicateOutcome = 'ok';
   let script: PredictionScript = { ...DEFAULT_SCRIPT };
   let pollFailures = 0;
+  let cancelFailures = 0;
   const live = new Map<string, Live>();
   const files = new Map<string, { bytes: Buffer; contentType: string }>();
   let base = '';
@@ -150,6 +153,9 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
     },
     failPolls(n) {
       pollFailures = n;
+    },
+    failCancels(n) {
+      cancelFailures = n;
     },
     release(id) {
       const entry = live.get(id);
@@ -266,6 +272,10 @@ export async function startReplicateDouble(): Promise<ReplicateDouble> {
     if (method === 'POST' && cancel) {
       const entry = live.get(cancel[1]!);
       if (!entry) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (cancelFailures > 0) {
+        cancelFailures--;
+        return problem(res, 500, 'Internal Server Error', 'The server had an error processing the request');
+      }
       const p = entry.prediction;
       if (p.status === 'starting' || p.status === 'processing') {
         p.status = 'canceled';
