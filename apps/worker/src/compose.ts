@@ -24,6 +24,7 @@ import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { startAssetProcessor } from './processors/asset-jobs';
 import { startNodeProcessors } from './processors/node-jobs';
+import { startProviderCancelLoop } from './processors/provider-cancel-loop';
 import { startReconcileLoop } from './processors/reconcile-loop';
 import { startWebhookProcessor } from './processors/webhook-jobs';
 
@@ -132,11 +133,14 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
       logger,
     });
   const reconciler = startReconcileLoop(engine, options.reconcileIntervalMs, options.reconcileStaleMs, logger);
+  // As often as the reconciler: a job's first try waits LIVE_CANCEL_GRACE_MS after its run ended anyway.
+  const providerCancels = startProviderCancelLoop(engine, options.reconcileIntervalMs, logger);
 
   return {
     engine,
     async close() {
       await reconciler.stop();
+      await providerCancels.stop();
       await deadWorkerSweep?.stop();
       await processors.close();
       await queues.close();

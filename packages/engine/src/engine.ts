@@ -19,6 +19,7 @@ import { GroupedCalls } from './store/grouped-calls';
 import { readRuns, type RunSnapshot } from './store/run-snapshots';
 import { VersionCache } from './store/versions';
 import { reconcile, type ReconcileReport } from './reconcile/reconcile';
+import { cancelProviderJobs, type CancelSweepReport } from './end-run/cancel-provider-jobs';
 import { CreateBatches } from './start-run/create-batches';
 import { prepareRun, startEmptyRun, type StartedRun, type StartRunInput } from './start-run/start-run';
 import { RUN } from '@weft/dag';
@@ -77,6 +78,8 @@ export interface Engine {
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
   cancelRun(orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void>;
   reconcile(staleMs: number): Promise<ReconcileReport>;
+  /** Cancels at their providers the jobs that ended runs left running (end-run/cancel-provider-jobs.ts): one pass. */
+  cancelProviderJobs(): Promise<CancelSweepReport>;
 }
 
 /** Most runs one grouped read or commit statement of a worker covers. */
@@ -157,6 +160,7 @@ export function createEngine(options: EngineOptions): Engine {
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),
+    cancelProviderJobs: () => cancelProviderJobs(core),
   };
 }
 

@@ -127,6 +127,12 @@ export interface ProviderJobs {
   recall(): Promise<ProviderJobRef | undefined>;
   /** Records the job just submitted, before polling it. */
   remember(job: ProviderJobRef): Promise<void>;
+  /**
+   * Records that the provider took this attempt's cancel (the node was
+   * cancelled or timed out): the workers' sweep of ended runs, which cancels
+   * the jobs no one cancelled, leaves it.
+   */
+  canceled(): Promise<void>;
 }
 
 /** What a provider reported an execution used, in the units its prices are set in. */
@@ -161,6 +167,22 @@ export interface NodeRoutes {
     params: Record<string, unknown>,
     organizationId: string,
   ): Promise<NodeRoute | { missing: string } | { local: true }>;
+  /**
+   * Cancels at its provider a job a node attempt submitted and no one follows
+   * any more (its run ended), with the credential the node would use for that
+   * provider (its params' `credential_id`, else the organization's own, else
+   * the deployment's). Resolves true once the provider took the cancel or has
+   * nothing to cancel, false when this deployment cannot cancel it (no adapter
+   * or credential for the provider, or no cancel in its API); throws what a
+   * later try may get past (the provider down, refusing, timing out).
+   */
+  cancelJob?(job: ProviderJobRef, owner: ProviderJobOwner, signal: AbortSignal): Promise<boolean>;
+}
+
+/** Whose provider job it is: the run's organization, and the credential the node's params name. */
+export interface ProviderJobOwner {
+  organizationId: string;
+  credentialId?: string | undefined;
 }
 
 export interface NodeResult {

@@ -1,5 +1,13 @@
 import type { NodeType } from '@weft/contracts';
-import { definitionOf, guardedFetch, NodeFailure, parseAllowList, type NodeRoute, type NodeRoutes } from '@weft/nodes';
+import {
+  definitionOf,
+  guardedFetch,
+  NodeFailure,
+  parseAllowList,
+  type NodeRoute,
+  type NodeRoutes,
+  type ProviderJobOwner,
+} from '@weft/nodes';
 import type { Capability } from './capability';
 import type { OrganizationCredentials, ProviderCredential } from './credentials';
 import type { PriceTable } from './prices';
@@ -167,9 +175,30 @@ export function nodeRoutes(
     return { provider: call.provider, model: call.model, execute: (ctx) => capability.execute(ctx, call) };
   }
 
+  /**
+   * The credential a node of the organization uses for `adapter`: the one its
+   * params name when it is for that provider, else the organization's own,
+   * else the deployment's (resolve's order, the provider being known).
+   */
+  async function jobCredential(adapter: ProviderAdapter, owner: ProviderJobOwner, orgs: Orgs) {
+    if (owner.credentialId !== undefined) {
+      const found = await orgs?.byId(owner.organizationId, owner.credentialId);
+      if (found?.provider === adapter.provider) return found as ProviderCredential;
+    }
+    return credentialOf(adapter, owner.organizationId, orgs);
+  }
+
   return {
     adapters: byName,
     clientFor,
+    async cancelJob(job, owner, signal) {
+      const adapter = byName.get(job.provider);
+      if (!adapter?.cancelJob) return false;
+      const credential = await jobCredential(adapter, owner, options.organizations);
+      if (!credential) return false;
+      await adapter.cancelJob(clientFor(adapter, credential), job, signal);
+      return true;
+    },
     async verify(provider, credential, signal) {
       const adapter = byName.get(provider);
       if (!adapter) throw new Error(`no adapter ${provider}`);

@@ -1,4 +1,5 @@
 import type { NodeType } from '@weft/contracts';
+import type { ProviderJobRef } from '@weft/nodes';
 import type { Capability } from './capability';
 import type { ProviderCredential } from './credentials';
 
@@ -31,6 +32,13 @@ export interface ProviderAdapter<C = any> {
   verify(client: C, signal: AbortSignal): Promise<void>;
   /** The types it serves, each with its default model. */
   capabilities: Partial<Record<NodeType, Capability<C>>>;
+  /**
+   * Cancels a job of this provider that a node attempt submitted (provider_jobs)
+   * and no one follows any more: resolves once the provider took the cancel or
+   * said there is nothing left to cancel (job-cancels.ts `nothingToCancel`),
+   * throws otherwise. Absent where the provider's jobs cannot be cancelled.
+   */
+  cancelJob?(client: C, job: ProviderJobRef, signal: AbortSignal): Promise<void>;
 }
 
 /** The settings of one provider in the environment: `<PROVIDER>_API_KEY` and `<PROVIDER>_BASE_URL`, or alike. */

@@ -68,7 +68,8 @@ async function startHeldRun(orgName: string, prompt: string) {
   const polled = (id: string) => double.requests.some((r) => r.method === 'GET' && r.path === `/v1/predictions/${id}`);
   const prediction = await waitFor(
     'the prediction created and polled',
-    () => [...double.predictions.values()].find((p) => (p.input as { prompt?: string }).prompt === prompt && polled(p.id)),
+    () =>
+      [...double.predictions.values()].find((p) => (p.input as { prompt?: string }).prompt === prompt && polled(p.id)),
     { timeoutMs: 60_000, intervalMs: 50 },
   );
   return { apiKey: org.apiKey, runId: res.body.id as string, prediction };

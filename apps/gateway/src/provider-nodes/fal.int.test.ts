@@ -311,6 +311,7 @@ function attemptJobs(): ProviderJobs & { job?: ProviderJobRef } {
     remember: async (job) => {
       jobs.job ??= job;
     },
+    canceled: async () => undefined,
   };
   return jobs;
 }

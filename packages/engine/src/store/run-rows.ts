@@ -12,6 +12,7 @@ import {
   type RunStatus,
 } from '@weft/dag';
 import type { PoolClient } from 'pg';
+import { markProviderJobsToCancel } from './provider-jobs';
 import { recordRunEvents } from './webhook-events';
 
 // The rows the engine reads and locks, and the statements over them.
@@ -187,6 +188,8 @@ export async function endRun(
             WHERE id = $1`,
     values: [run.id, end.status, end.reason, end.error, cost],
   });
+  // Before the open nodes are closed: which of them are still running says which jobs to cancel.
+  await markProviderJobsToCancel(client, run.id);
   await client.query({
     name: 'engine_cancel_open_nodes_v2',
     text: `UPDATE node_executions SET status = '${NODE.canceled}', completed_at = now(), run_version = $2

@@ -1,4 +1,5 @@
 import { createDb, type Db } from '@weft/db';
+import type { NodeRoutes } from '@weft/nodes';
 import { createWorkerConnection } from '@weft/queue';
 import { createStorage } from '@weft/storage';
 import { createTestEnv, type TestEnv } from '@weft/testing';
@@ -29,6 +30,8 @@ export interface EngineTestStack {
 export interface EngineTestOptions {
   /** Nodes of one organization queued or executing at once (default: enough never to wait). */
   maxPerOrg?: number;
+  /** The provider routes provider nodes (and the cancel sweep) go through (default: none). */
+  nodeRoutes?: NodeRoutes;
 }
 
 /**
@@ -36,7 +39,10 @@ export interface EngineTestOptions {
  * consumes its queues: a test reads the jobs and hands them to executeNode
  * itself, so every step happens when the test says.
  */
-export async function startEngineTestStack({ maxPerOrg = 100 }: EngineTestOptions = {}): Promise<EngineTestStack> {
+export async function startEngineTestStack({
+  maxPerOrg = 100,
+  nodeRoutes,
+}: EngineTestOptions = {}): Promise<EngineTestStack> {
   const env = await createTestEnv();
   const db = createDb({ databaseUrl: env.databaseUrl, poolSize: 4 });
   const redis = createWorkerConnection(env.redisUrl);
@@ -55,6 +61,7 @@ export async function startEngineTestStack({ maxPerOrg = 100 }: EngineTestOption
     // The provider double listens on loopback.
     outboundAllowList: ['127.0.0.1'],
     hooks: { runEnded: (fact) => ended.push(fact) },
+    ...(nodeRoutes ? { nodeRoutes } : {}),
   });
   await listenForCancellations(subscriber, env.redisPrefix, engine.inFlight);
   return {

@@ -19,11 +19,14 @@ export const NO_ASSETS: NodeAssets = {
 };
 
 /** Provider jobs kept in memory, as the engine keeps them in PostgreSQL per attempt. */
-export function memoryProviderJobs(): ProviderJobs & { job?: ProviderJobRef } {
-  const jobs: ProviderJobs & { job?: ProviderJobRef } = {
+export function memoryProviderJobs(): ProviderJobs & { job?: ProviderJobRef; cancelRecorded?: boolean } {
+  const jobs: ProviderJobs & { job?: ProviderJobRef; cancelRecorded?: boolean } = {
     recall: async () => jobs.job,
     remember: async (job) => {
       jobs.job = job;
+    },
+    canceled: async () => {
+      jobs.cancelRecorded = true;
     },
   };
   return jobs;

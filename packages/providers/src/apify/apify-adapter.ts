@@ -2,7 +2,7 @@ import { ApifyClient } from 'apify-client';
 import type { ProviderCredential } from '../credentials';
 import { deploymentCredential, type EndpointSettings, type Fetch, type ProviderAdapter } from '../provider-adapter';
 import { EXTRACTOR_TYPES } from './apify-actors';
-import { apifyExtractor, type ExtractSettings } from './apify-extract';
+import { abortRun, apifyExtractor, type ExtractSettings } from './apify-extract';
 import { fetchTransport, signalInterceptor, withSignal } from './apify-transport';
 
 /** LogLevel.OFF of @apify/log, the SDK's logger. */
@@ -40,5 +40,6 @@ export function apifyAdapter(settings: ApifySettings): ProviderAdapter<ApifyClie
       await withSignal(signal, () => client.user('me').get());
     },
     capabilities: Object.fromEntries(EXTRACTOR_TYPES.map((type) => [type, apifyExtractor(type, extract)])),
+    cancelJob: (client, job, signal) => abortRun(client, job.id, signal),
   };
 }

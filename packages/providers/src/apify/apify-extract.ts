@@ -2,10 +2,11 @@ import { asText, NodeFailure, single, type NodeContext, type NodeResult } from '
 import type { ActorRun, ApifyClient } from 'apify-client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { metered, type Capability, type ProviderCall } from '../capability';
+import { abandonJob, nothingToCancel } from '../job-cancels';
 import { storeResultUrl } from '../results';
 import { DEFAULT_ACTORS, mappingOf, type ExtractorType, type MediaRef } from './apify-actors';
 import { apifyFailure } from './apify-failures';
-import { withoutSignal, withSignal } from './apify-transport';
+import { withSignal } from './apify-transport';
 
 export interface ExtractSettings {
   /** How long one poll of a run waits on Apify's side for it to finish (waitForFinish, at most 60 s). */
@@ -36,7 +37,7 @@ const ENDED = new Set(['SUCCEEDED', 'FAILED', 'TIMED-OUT', 'ABORTED']);
 const MEDIA_PER_ITEM = 10;
 /** Media downloads at once. */
 const DOWNLOADS_AT_ONCE = 4;
-/** How long a best-effort abort of the actor run may take before the node stops caring. */
+/** How long a best-effort abort of the actor run may take before the node stops caring (the sweep retries one that failed). */
 const ABORT_WAIT_MS = 5000;
 
 /** Field that lists, in an item's `raw`, the media that could not be stored, and why. */
@@ -109,6 +110,15 @@ export function apifyExtractor(type: ExtractorType, settings: ExtractSettings): 
   };
 }
 
+/** Aborts an actor run; one that has ended (400) or that Apify does not know has nothing left to abort. */
+export async function abortRun(client: ApifyClient, runId: string, signal: AbortSignal): Promise<void> {
+  try {
+    await withSignal(signal, () => client.run(runId).abort());
+  } catch (err) {
+    if (!nothingToCancel(err)) throw err;
+  }
+}
+
 /** Polls the run until it ends; aborts it (best-effort) when the node is cancelled or times out meanwhile. */
 async function finished(
   ctx: NodeContext,
@@ -117,8 +127,7 @@ async function finished(
   settings: ExtractSettings,
   api: <T>(fn: () => Promise<T>) => Promise<T>,
 ): Promise<ActorRun> {
-  const abort = () =>
-    void Promise.race([withoutSignal(() => client.run(runId).abort()).catch(() => undefined), sleep(ABORT_WAIT_MS)]);
+  const abort = () => void abandonJob(ctx, (signal) => abortRun(client, runId, signal), ABORT_WAIT_MS);
   ctx.signal.addEventListener('abort', abort, { once: true });
   try {
     for (;;) {

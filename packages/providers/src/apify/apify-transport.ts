@@ -36,11 +36,6 @@ export function withSignal<T>(signal: AbortSignal, call: () => Promise<T>): Prom
   });
 }
 
-/** Runs `call` outside any caller's signal: what must happen after the caller aborted (aborting the actor run). */
-export function withoutSignal<T>(call: () => Promise<T>): Promise<T> {
-  return callSignal.exit(call);
-}
-
 /** Gives each request the caller's signal; an aborted caller's retries stop here (an error the SDK does not retry). */
 export const signalInterceptor: RequestInterceptor = (config) => {
   const signal = callSignal.getStore();

@@ -2,6 +2,7 @@ import type { ElevenLabs, ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import { NodeFailure, type NodeContext, type NodeResult } from '@weft/nodes';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { metered, type Capability } from '../capability';
+import { abandonJob, nothingToCancel } from '../job-cancels';
 import { storeAnswerFile } from './answer-file';
 import { sdk, type ElevenLabsCall } from './elevenlabs-call';
 import { sourceMedia } from './source-media';
@@ -14,8 +15,8 @@ import { sourceMedia } from './source-media';
 const PROVIDER = 'elevenlabs';
 /** Polls slow down to this: a dubbing takes minutes, and every poll is a request against the key's rate. */
 const MAX_POLL_MS = 15_000;
-/** Cancelling the job when the node is cancelled is best-effort, and must not hold the worker long. */
-const CANCEL_TIMEOUT_S = 5;
+/** Cancelling the job when the node is cancelled is best-effort, and must not hold the worker long (the sweep retries one that failed). */
+const CANCEL_TIMEOUT_MS = 5_000;
 
 export interface DubbingSettings {
   /** The first wait between polls; later ones double, up to MAX_POLL_MS. */
@@ -41,12 +42,15 @@ async function dubbed(
   }
 }
 
-/** Deletes the dubbing project of a cancelled or timed-out node, so that it stops (and stops costing). */
-async function cancelDubbing(call: ElevenLabsCall, id: string): Promise<void> {
+/**
+ * Deletes a dubbing project no node follows any more, so that it stops (and
+ * stops costing); one ElevenLabs no longer knows has nothing left to delete.
+ */
+export async function deleteDubbing(client: ElevenLabsClient, id: string, signal: AbortSignal): Promise<void> {
   try {
-    await call.client.dubbing.delete(id, { timeoutInSeconds: CANCEL_TIMEOUT_S, maxRetries: 0 });
-  } catch {
-    // Best-effort: the job ends on its own, and the node has ended already.
+    await client.dubbing.delete(id, { abortSignal: signal, maxRetries: 0 });
+  } catch (err) {
+    if (!nothingToCancel(err)) throw err;
   }
 }
 
@@ -83,7 +87,9 @@ export function elevenLabsDubbing(kind: 'audio' | 'video', settings: DubbingSett
           ...metered(call, { seconds }),
         };
       } catch (err) {
-        if (ctx.signal.aborted) await cancelDubbing(call, dubbingId);
+        if (ctx.signal.aborted) {
+          await abandonJob(ctx, (signal) => deleteDubbing(call.client, dubbingId, signal), CANCEL_TIMEOUT_MS);
+        }
         throw err;
       }
     },

@@ -2,7 +2,7 @@ import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import type { ProviderCredential } from '../credentials';
 import { deploymentCredential, type EndpointSettings, type Fetch, type ProviderAdapter } from '../provider-adapter';
 import { elevenLabsCloneVoice } from './clone-voice';
-import { elevenLabsDubbing } from './dubbing';
+import { deleteDubbing, elevenLabsDubbing } from './dubbing';
 import { elevenLabsIsolateSound } from './isolate-sound';
 import { elevenLabsMusic } from './music';
 import { elevenLabsSpeech } from './speech';
@@ -51,5 +51,7 @@ export function elevenLabsAdapter(settings: ElevenLabsSettings): ProviderAdapter
       translate_audio: elevenLabsDubbing('audio', dubbing),
       translate_video: elevenLabsDubbing('video', dubbing),
     },
+    // Its only jobs recorded in provider_jobs are dubbings.
+    cancelJob: (client, job, signal) => deleteDubbing(client, job.id, signal),
   };
 }

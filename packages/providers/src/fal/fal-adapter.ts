@@ -5,6 +5,7 @@ import { deploymentCredential, type EndpointSettings, type ProviderAdapter } fro
 import { falCapability } from './fal-capability';
 import { falClient } from './fal-client';
 import { FAL_MODELS } from './fal-models';
+import { cancelRequest, recordedRequest } from './fal-queue';
 
 export interface FalSettings extends EndpointSettings {
   /** Between two status polls of a queued request (default 1 s). */
@@ -38,5 +39,11 @@ export function falAdapter(settings: FalSettings): ProviderAdapter<FalClient> {
       }
     },
     capabilities,
+    async cancelJob(client, job, signal) {
+      const request = recordedRequest(job);
+      // Without its app the request cannot be named to fal: submitOnce always records it.
+      if (!request) throw new Error(`the fal request ${job.id} has no app recorded`);
+      await cancelRequest(client, request, signal);
+    },
   };
 }

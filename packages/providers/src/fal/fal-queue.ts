@@ -1,5 +1,6 @@
 import type { FalClient } from '@fal-ai/client';
-import type { NodeContext } from '@weft/nodes';
+import type { NodeContext, ProviderJobRef } from '@weft/nodes';
+import { abandonJob, nothingToCancel } from '../job-cancels';
 import { abortable, sleep } from './fal-wait';
 
 // One node attempt's request on fal's queue: submitted once, remembered
@@ -7,7 +8,7 @@ import { abortable, sleep } from './fal-wait';
 // polls the same request instead of paying for another; cancelled when the
 // node is (run cancelled, or its timeout passed).
 
-/** How long a cancelled node waits for fal to take the cancel: best effort, never long. */
+/** How long a cancelled node waits for fal to take the cancel: best effort, never long (the sweep retries one that failed). */
 const CANCEL_WAIT_MS = 2_000;
 
 export interface QueueSettings {
@@ -28,9 +29,8 @@ export async function submitOnce(
   input: () => Promise<Record<string, unknown>>,
 ): Promise<QueuedRequest> {
   const earlier = await ctx.providerJobs.recall();
-  if (earlier?.provider === 'fal' && typeof earlier.state?.app === 'string') {
-    return { app: earlier.state.app, requestId: earlier.id };
-  }
+  const recorded = earlier?.provider === 'fal' ? recordedRequest(earlier) : undefined;
+  if (recorded) return recorded;
   const body = await input();
   const queued = await abortable(client.queue.submit(app, { input: body, abortSignal: ctx.signal }), ctx.signal);
   await ctx.providerJobs.remember({ provider: 'fal', id: queued.request_id, state: { app } });
@@ -55,11 +55,21 @@ export async function completion(
       await sleep(settings.pollIntervalMs, ctx.signal);
     }
   } catch (err) {
-    if (ctx.signal.aborted) {
-      await client.queue
-        .cancel(request.app, { requestId: request.requestId, abortSignal: AbortSignal.timeout(CANCEL_WAIT_MS) })
-        .catch(() => undefined);
-    }
+    if (ctx.signal.aborted) await abandonJob(ctx, (signal) => cancelRequest(client, request, signal), CANCEL_WAIT_MS);
     throw err;
   }
+}
+
+/** Cancels a queued request on fal; one that completed (400 ALREADY_COMPLETED) or is unknown has nothing left to cancel. */
+export async function cancelRequest(client: FalClient, request: QueuedRequest, signal: AbortSignal): Promise<void> {
+  try {
+    await abortable(client.queue.cancel(request.app, { requestId: request.requestId, abortSignal: signal }), signal);
+  } catch (err) {
+    if (!nothingToCancel(err)) throw err;
+  }
+}
+
+/** The request a provider_jobs row records (submitOnce keeps the app in its state); undefined when it names none. */
+export function recordedRequest(job: ProviderJobRef): QueuedRequest | undefined {
+  return typeof job.state?.app === 'string' ? { app: job.state.app, requestId: job.id } : undefined;
 }

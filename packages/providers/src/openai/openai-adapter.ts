@@ -5,7 +5,7 @@ import { openAIImageEdit, openAIImageErase, openAIImageGeneration } from './imag
 import { openAILlm } from './llm';
 import { openAISpeech } from './speech';
 import { openAITranscribe } from './transcribe';
-import { openAIVideo } from './video';
+import { deleteVideoJob, openAIVideo } from './video';
 
 export interface OpenAISettings extends EndpointSettings {
   /** Retries of 429, 5xx and connection failures, with backoff honouring Retry-After. */
@@ -43,5 +43,7 @@ export function openAIAdapter(settings: OpenAISettings): ProviderAdapter<OpenAI>
       transcribe: openAITranscribe(),
       video_generation: openAIVideo(settings.videoPollIntervalMs ?? 5_000),
     },
+    // Its only jobs recorded in provider_jobs are video jobs.
+    cancelJob: (client, job, signal) => deleteVideoJob(client, job.id, signal),
   };
 }

@@ -1,7 +1,8 @@
 import { NodeFailure, type NodeContext, type NodeResult } from '@weft/nodes';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { metered, type Capability, type ProviderCall } from '../capability';
+import { metered, type Capability } from '../capability';
+import { abandonJob, nothingToCancel } from '../job-cancels';
 import { storeResultBytes } from '../results';
 import { inputImage, pngUpload, promptText } from './image-inputs';
 import { openAIFailure } from './openai-failures';
@@ -24,7 +25,7 @@ interface VideoParams {
 const PROVIDER = 'openai';
 /** The lengths the videos API makes. */
 const SECONDS: readonly OpenAI.Videos.VideoSeconds[] = ['4', '8', '12'];
-/** A deleted job is no longer paid for; the node ends without waiting longer than this for the answer. */
+/** A deleted job is no longer paid for; the node ends without waiting longer than this for the answer (the sweep retries one that failed). */
 const CANCEL_WAIT_MS = 5_000;
 
 const nearestSeconds = (duration: number) =>
@@ -65,13 +66,16 @@ function jobFailure(ctx: NodeContext, video: Video): NodeFailure {
 }
 
 /**
- * Deletes the job of a cancelled or timed-out node, best-effort: the videos
- * API has no cancel, and a deleted job is not finished (nor kept) for nothing.
+ * Deletes a video job no node follows any more: the videos API has no
+ * cancel, and a deleted job is not finished (nor kept) for nothing. One the
+ * API no longer knows has nothing left to delete.
  */
-async function abandon(call: ProviderCall<OpenAI>, id: string): Promise<void> {
-  await call.client.videos
-    .delete(id, { signal: AbortSignal.timeout(CANCEL_WAIT_MS), maxRetries: 0 })
-    .catch(() => undefined);
+export async function deleteVideoJob(client: OpenAI, id: string, signal: AbortSignal): Promise<void> {
+  try {
+    await client.videos.delete(id, { signal, maxRetries: 0 });
+  } catch (err) {
+    if (!nothingToCancel(err)) throw err;
+  }
 }
 
 /** video_generation through the videos job API, resumable across workers. */
@@ -99,7 +103,9 @@ export function openAIVideo(pollIntervalMs: number): Capability<OpenAI> {
           video = await retrieve(id);
         }
       } catch (err) {
-        if (ctx.signal.aborted) await abandon(call, id);
+        if (ctx.signal.aborted) {
+          await abandonJob(ctx, (signal) => deleteVideoJob(call.client, id, signal), CANCEL_WAIT_MS);
+        }
         throw err;
       }
       if (video.status === 'failed') throw jobFailure(ctx, video);

@@ -5,7 +5,7 @@ import type { ProviderCredential } from '../credentials';
 import { deploymentCredential, type EndpointSettings, type Fetch, type ProviderAdapter } from '../provider-adapter';
 import { replicateCapability } from './replicate-capability';
 import { REPLICATE_MODELS } from './replicate-models';
-import { DEFAULT_POLL, PROVIDER, type PollPolicy } from './replicate-prediction';
+import { cancelPrediction, DEFAULT_POLL, PROVIDER, type PollPolicy } from './replicate-prediction';
 import { DEFAULT_RETRY, retryingFetch, type RetryPolicy } from './replicate-retry';
 
 export interface ReplicateSettings extends EndpointSettings {
@@ -38,5 +38,6 @@ export function replicateAdapter(settings: ReplicateSettings): ProviderAdapter<R
       await client.accounts.current({ signal });
     },
     capabilities,
+    cancelJob: (client, job, signal) => cancelPrediction(client, job.id, signal),
   };
 }

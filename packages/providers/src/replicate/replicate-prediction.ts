@@ -3,6 +3,7 @@ import { NodeFailure, type NodeContext } from '@weft/nodes';
 import type Replicate from 'replicate';
 import type { Prediction } from 'replicate';
 import type { ProviderCall } from '../capability';
+import { abandonJob, nothingToCancel } from '../job-cancels';
 import { replicateFailure } from './replicate-failures';
 
 // One prediction of a node attempt, submitted once: a worker taking the
@@ -19,7 +20,7 @@ export interface PollPolicy {
 
 export const DEFAULT_POLL: PollPolicy = { intervalMs: 500, maxIntervalMs: 2000 };
 
-/** How long an abandoned prediction's cancel may take before the abort goes on. */
+/** How long an abandoned prediction's cancel may take before the abort goes on (the sweep retries one that failed). */
 const CANCEL_TIMEOUT_MS = 3000;
 
 /** `model` as predictions.create takes it: `owner/name` (official models) or `owner/name:version`. */
@@ -73,7 +74,7 @@ export async function predict(
     id = prediction.id;
     // Unremembered, a retry of this attempt would create a second prediction: this one must stop.
     await ctx.providerJobs.remember({ provider: PROVIDER, id }).catch(async (err: unknown) => {
-      await cancel(client, prediction!.id);
+      await cancelPrediction(client, prediction!.id, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => undefined);
       throw err;
     });
   }
@@ -88,7 +89,8 @@ export async function predict(
     }
   } catch (err) {
     // Cancelled, timed out, or no longer followed: the prediction would run (and bill) for nothing.
-    await cancel(client, id);
+    const followed = id;
+    await abandonJob(ctx, (signal) => cancelPrediction(client, followed, signal), CANCEL_TIMEOUT_MS);
     throw fail(err);
   }
   if (prediction.status === 'succeeded') return prediction;
@@ -102,7 +104,15 @@ export async function predict(
   throw new NodeFailure('provider_error', `Node '${ctx.nodeId}': the prediction ${id} was ${prediction.status}`);
 }
 
-/** Cancels a prediction no one waits for any more, so that it stops running (and costing). */
-async function cancel(client: Replicate, id: string): Promise<void> {
-  await client.predictions.cancel(id, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+/**
+ * Cancels a prediction no one waits for any more, so that it stops running
+ * (and costing); one Replicate does not know, or that has ended, has nothing
+ * left to cancel.
+ */
+export async function cancelPrediction(client: Replicate, id: string, signal: AbortSignal): Promise<void> {
+  try {
+    await client.predictions.cancel(id, { signal });
+  } catch (err) {
+    if (!nothingToCancel(err)) throw err;
+  }
 }
