@@ -52,9 +52,12 @@ const lockOf = (id: string) => redis.get(`${queue.toKey(id)}:lock`);
 const stalled = () => redis.smembers(queue.keys.stalled!);
 
 test('a dead owner’s job is handed back; live, stale-but-connected and unnamed owners keep theirs', async () => {
-  const live = await startHeartbeat({ redis, prefix: env.redisPrefix, workerId: 'live', intervalMs: 1000 });
-  // Beat last 2.5 s ago at a 1 s interval, and still connected: a busy process, not a dead one.
-  await redis.set(heartbeatKey(env.redisPrefix, 'busy'), JSON.stringify({ intervalMs: 1000 }), 'PX', 500);
+  const live = await startHeartbeat({ redis, prefix: env.redisPrefix, workerId: 'live', intervalMs: 100_000 });
+  // Beat last 150 s ago at a 100 s interval (so its key lives on through the test, however slow
+  // the machine), and still connected: a busy process, not a dead one.
+  const staleBeat = () =>
+    redis.set(heartbeatKey(env.redisPrefix, 'busy'), JSON.stringify({ intervalMs: 100_000 }), 'PX', 150_000);
+  await staleBeat();
   const busyConnection = new Redis(env.redisUrl, { connectionName: workerConnectionName(env.redisPrefix, 'busy') });
   await busyConnection.ping();
 
@@ -73,7 +76,7 @@ test('a dead owner’s job is handed back; live, stale-but-connected and unnamed
   for (const id of [ids.live, ids.busy, ids.unnamed]) expect(await lockOf(id)).not.toBeNull();
 
   // The stale owner's connection gone as well: dead.
-  await redis.set(heartbeatKey(env.redisPrefix, 'busy'), JSON.stringify({ intervalMs: 1000 }), 'PX', 500);
+  await staleBeat();
   busyConnection.disconnect();
   await waitFor('the connection gone from CLIENT LIST', async () => {
     const list = (await redis.call('CLIENT', 'LIST')) as string;
