@@ -58,6 +58,17 @@ const gatedFlow = (gate: string): Flow => ({
   outputs: [{ id: 'shout', type: 'text', description: 'The answer' }],
 });
 
+/** topic → a (held at `first`) → b (held at `second`) → join. */
+const twoGatesFlow = (first: string, second: string): Flow => ({
+  nodes: [
+    { id: 'topic', type: 'text_input' },
+    { id: 'a', type: 'generic_provider', params: { url: first }, inputs: { prompt: 'topic' } },
+    { id: 'b', type: 'generic_provider', params: { url: second }, inputs: { prompt: 'a' } },
+    { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['a', 'b'] } },
+  ],
+  outputs: [{ id: 'join', type: 'text', description: '' }],
+});
+
 async function startRun(flow: Flow, gw: TestGateway = stack.gw, key = apiKey): Promise<string> {
   const agent = await postAgent(gw.app, key, { flow });
   const res = await request(gw.app)
@@ -129,15 +140,7 @@ test('a run followed from its creation: `run` first, each node as it changes, `e
 test('a client reconnecting with Last-Event-ID gets every change after it, once; after the end, `run` then `end`', async () => {
   const first = newGate();
   const second = newGate();
-  const runId = await startRun({
-    nodes: [
-      { id: 'topic', type: 'text_input' },
-      { id: 'a', type: 'generic_provider', params: { url: first.url }, inputs: { prompt: 'topic' } },
-      { id: 'b', type: 'generic_provider', params: { url: second.url }, inputs: { prompt: 'a' } },
-      { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['a', 'b'] } },
-    ],
-    outputs: [{ id: 'join', type: 'text', description: '' }],
-  });
+  const runId = await startRun(twoGatesFlow(first.url, second.url));
   const before = await follow(runId);
   await before.until('a running', nodeEvent('a', 'running'));
   before.close();
@@ -182,15 +185,7 @@ test('a client reconnecting with Last-Event-ID gets every change after it, once;
 test('an event has one id on every connection and instance: resuming from any id sends exactly what came after it', async () => {
   const first = newGate();
   const second = newGate();
-  const runId = await startRun({
-    nodes: [
-      { id: 'topic', type: 'text_input' },
-      { id: 'a', type: 'generic_provider', params: { url: first.url }, inputs: { prompt: 'topic' } },
-      { id: 'b', type: 'generic_provider', params: { url: second.url }, inputs: { prompt: 'a' } },
-      { id: 'join', type: 'prompt_concatenate', inputs: { parts: ['a', 'b'] } },
-    ],
-    outputs: [{ id: 'join', type: 'text', description: '' }],
-  });
+  const runId = await startRun(twoGatesFlow(first.url, second.url));
   const whole = await follow(runId);
   await whole.until('a running', nodeEvent('a', 'running'));
   first.open();
