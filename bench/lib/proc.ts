@@ -10,6 +10,13 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export { freePort } from '@weft/devstack';
 
 /**
+ * The Node.js binary of the processes a benchmark measures (BENCH_NODE; default: the one
+ * running the benchmark). The images run Node 22: point it at a Node 22 binary to measure
+ * what production runs.
+ */
+export const MEASURED_NODE = process.env.BENCH_NODE ?? process.execPath;
+
+/**
  * `node --import tsx <entry>` from the repository root with `env` added.
  * Extra `nodeArgs` (e.g. `--cpu-prof`) go before the entry; `ipc` opens an
  * IPC channel (process.send in the child).
@@ -38,15 +45,11 @@ export async function startBuilt(
 ): Promise<ChildProcess> {
   built ??= runTsForOutput('scripts/build.ts', {});
   await built;
-  return spawn(
-    process.execPath,
-    [...nodeArgs, '--enable-source-maps', path.join('dist', entry.replace(/\.ts$/, '.js'))],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  return spawn(MEASURED_NODE, [...nodeArgs, '--enable-source-maps', path.join('dist', entry.replace(/\.ts$/, '.js'))], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** Stops a child with SIGTERM and waits for it to exit (SIGKILL after `graceMs`). */
@@ -149,8 +152,12 @@ export function loadAverage(): string {
 }
 
 /** Runs a TypeScript entry to completion and answers its stdout (stderr passes through). */
-export async function runTsForOutput(entry: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+export async function runTsForOutput(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  node: string = process.execPath,
+): Promise<string> {
+  const child = spawn(node, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -163,3 +170,33 @@ export async function runTsForOutput(entry: string, env: NodeJS.ProcessEnv): Pro
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * CPU time of a process and all its descendants, in µs: those running now and
+ * those it has reaped (a PostgreSQL postmaster's exited backends).
+ */
+export function treeCpuMicros(rootPid: number): number {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parentOf.set(Number(entry), Number(statFields(Number(entry))[1]));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parentOf.get(p)) if (p === rootPid) return true;
+    return false;
+  };
+  let total = childrenCpuMicros(rootPid);
+  for (const pid of parentOf.keys()) {
+    if (!inTree(pid)) continue;
+    try {
+      total += cpuMicros(pid);
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return total;
+}

@@ -15,7 +15,7 @@ import {
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import type { ChildProcess } from 'node:child_process';
-import { ROOT, postJson, startTs } from './proc';
+import { ROOT, freePort, postJson, startTs } from './proc';
 
 // The services a benchmark runs against: PostgreSQL, Redis and S3 found or
 // started by @weft/devstack (data under .weft/bench), a fresh database with
@@ -39,12 +39,29 @@ export interface BenchStackOptions {
   name?: string;
   /** Object storage other than @weft/devstack's (bench:assets runs s3rver in a process of its own). */
   startS3?: (dataDir: string) => Promise<{ settings: S3Settings; stop(): Promise<void> }>;
+  /**
+   * A PostgreSQL and a Redis of the benchmark's own, started on free ports (unless DATABASE_URL
+   * or REDIS_URL name one), so that their CPU time is the benchmark's alone on a shared machine.
+   */
+  dedicated?: boolean;
 }
 
-export async function startBenchStack({ name = 'bench', startS3 }: BenchStackOptions = {}): Promise<BenchStack> {
+export async function startBenchStack({
+  name = 'bench',
+  startS3,
+  dedicated = false,
+}: BenchStackOptions = {}): Promise<BenchStack> {
   const dataDir = path.join(ROOT, '.weft', name);
-  const pg = await ensurePostgres({ url: process.env.DATABASE_URL, dataDir: path.join(dataDir, 'postgres') });
-  const redis = await ensureRedis({ url: process.env.REDIS_URL, dataDir: path.join(dataDir, 'redis') });
+  const pg = await ensurePostgres({
+    url: process.env.DATABASE_URL,
+    dataDir: path.join(dataDir, 'postgres'),
+    ...(dedicated ? { port: await freePort() } : {}),
+  });
+  const redis = await ensureRedis({
+    url: process.env.REDIS_URL,
+    dataDir: path.join(dataDir, 'redis'),
+    ...(dedicated ? { port: await freePort() } : {}),
+  });
   const s3 = startS3
     ? await startS3(path.join(dataDir, 's3'))
     : await ensureS3({ endpoint: process.env.S3_ENDPOINT, dataDir: path.join(dataDir, 's3') });

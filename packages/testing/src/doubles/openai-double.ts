@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import {
   chatCompletion,
@@ -52,6 +53,10 @@ export interface OpenAIDouble {
   respond(outcome: DoubleOutcome): void;
   /** When set, a key not in it is refused with 401, whatever the outcome. */
   acceptedKeys?: Set<string>;
+  /** How long a chat answer takes, in ms (a provider's latency, for benchmarks); 0 by default. */
+  chatLatencyMs: number;
+  /** Chat requests received and not answered yet. */
+  chatsInFlight: number;
   /** The usage every chat answer reports. */
   usage: { prompt_tokens: number; completion_tokens: number };
   /** The token usage gpt-image answers report (per request). */
@@ -112,6 +117,8 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
     respond(next) {
       outcome = next;
     },
+    chatLatencyMs: 0,
+    chatsInFlight: 0,
     usage: { prompt_tokens: 12_345, completion_tokens: 6_789 },
     imageUsage: { input_tokens: 50, output_tokens: 4160 },
     jsonAnswer: '{"title":"Cats","score":7}',
@@ -224,6 +231,11 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
     const usage = /^(gpt-image|chatgpt-image)/.test(model) ? double.imageUsage : undefined;
     switch (route) {
       case 'POST /v1/chat/completions':
+        if (double.chatLatencyMs > 0) {
+          double.chatsInFlight++;
+          await delay(double.chatLatencyMs);
+          double.chatsInFlight--;
+        }
         return send(
           200,
           chatCompletion(
