@@ -98,7 +98,10 @@ export function createGatewayRuntime(
     ttlSeconds: config.ASSET_URL_TTL_SECONDS,
     ...(config.ASSET_PUBLIC_BASE_URL ? { publicBaseUrl: config.ASSET_PUBLIC_BASE_URL } : {}),
   });
-  const runQueues = createRunQueues(redis, config.REDIS_PREFIX, { maxPerOrg: config.ORG_MAX_EXECUTING_NODES });
+  const runQueues = createRunQueues(redis, config.REDIS_PREFIX, {
+    light: { maxPerOrg: config.ORG_MAX_EXECUTING_NODES },
+    heavy: { maxPerOrg: config.ORG_MAX_MEDIA_NODES },
+  });
   const webhookJobs = createWebhookJobProducer(redis, config.REDIS_PREFIX, logger);
   const engine = createEngine({
     db,

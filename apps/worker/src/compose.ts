@@ -58,8 +58,10 @@ export interface NodeWorkersOptions {
   nodeWorkRoot?: string;
   reconcileIntervalMs: number;
   reconcileStaleMs: number;
-  /** Nodes of one organization queued or executing at once, over every worker (ADR 0025). */
+  /** Light-lane nodes (provider calls) of one organization queued or executing at once, over every worker (ADR 0033). */
   orgMaxExecutingNodes: number;
+  /** Heavy-lane nodes (media work) of one organization queued or executing at once, over every worker. */
+  orgMaxMediaNodes: number;
   /** A slot whose job's worker stopped renewing it comes back after this long. */
   orgSlotLeaseMs?: number;
   /** Observers (the worker's metrics): runs ended here and node job timings. */
@@ -86,9 +88,10 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   const connection = createWorkerConnection(options.redisUrl);
   const subscriber = createWorkerConnection(options.redisUrl);
   for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const lease = options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {};
   const queues = createRunQueues(connection, options.redisPrefix, {
-    maxPerOrg: options.orgMaxExecutingNodes,
-    ...(options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {}),
+    light: { maxPerOrg: options.orgMaxExecutingNodes, ...lease },
+    heavy: { maxPerOrg: options.orgMaxMediaNodes, ...lease },
   });
   const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
   const webhookJobs = createWebhookJobProducer(connection, options.redisPrefix, logger);

@@ -87,6 +87,7 @@ async function main() {
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     reconcileStaleMs: config.RECONCILE_STALE_MS,
     orgMaxExecutingNodes: config.ORG_MAX_EXECUTING_NODES,
+    orgMaxMediaNodes: config.ORG_MAX_MEDIA_NODES,
     ...(config.NODE_WORK_DIR ? { nodeWorkRoot: config.NODE_WORK_DIR } : {}),
     hooks: metrics.hooks,
     mediaTools: { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH, espeak: config.ESPEAK_PATH },

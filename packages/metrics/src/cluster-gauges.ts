@@ -88,7 +88,7 @@ export function registerClusterGauges({ registry }: MetricsRegistry, options: Cl
   scalar(METRIC.workers, 'Worker processes with a live heartbeat', (s) => s.workers);
   scalar(
     METRIC.nodesWaitingForSlot,
-    "Node jobs waiting for a slot of their organization's cap (ORG_MAX_EXECUTING_NODES); not in weft_queue_jobs",
+    "Node jobs waiting for a slot of their organization's share of their lane (ORG_MAX_EXECUTING_NODES, ORG_MAX_MEDIA_NODES); not in weft_queue_jobs",
     (s) => s.nodesWaitingForSlot,
   );
   scalar(

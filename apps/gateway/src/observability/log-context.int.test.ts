@@ -59,7 +59,8 @@ test("lines written while serving a request carry its reqId, down to the engine'
   });
   unreachable.on('error', () => undefined);
   const queues = createRunQueues(unreachable, stack.gw.config.REDIS_PREFIX, {
-    maxPerOrg: stack.gw.config.ORG_MAX_EXECUTING_NODES,
+    light: { maxPerOrg: stack.gw.config.ORG_MAX_EXECUTING_NODES },
+    heavy: { maxPerOrg: stack.gw.config.ORG_MAX_MEDIA_NODES },
   });
   const { gw } = stack;
   const engine = createEngine({

@@ -25,6 +25,8 @@ export interface WorkerSettings {
   maxReadBytes: number;
   /** Defaults to the gateway's ORG_MAX_EXECUTING_NODES: both sides of the queues must agree. */
   orgMaxExecutingNodes?: number;
+  /** Defaults to the gateway's ORG_MAX_MEDIA_NODES. */
+  orgMaxMediaNodes?: number;
   /** Where node executions make their temporary directories (default: the system's). */
   nodeWorkRoot?: string;
   /** Where the worker logs; silent unless given. */
@@ -55,7 +57,12 @@ export async function startRunStack(
   const gw = await startTestGateway(env);
   const started: { workers: NodeWorkers; close(): Promise<void> }[] = [];
   const startWorker = async (overrides: Partial<WorkerSettings> = {}) => {
-    const settings = { orgMaxExecutingNodes: gw.config.ORG_MAX_EXECUTING_NODES, ...DEFAULTS, ...overrides };
+    const settings = {
+      orgMaxExecutingNodes: gw.config.ORG_MAX_EXECUTING_NODES,
+      orgMaxMediaNodes: gw.config.ORG_MAX_MEDIA_NODES,
+      ...DEFAULTS,
+      ...overrides,
+    };
     const db = createDb({ databaseUrl: gw.config.DATABASE_URL, poolSize: 5 });
     const storage = createStorage(storageConfigFromEnv(gw.config));
     const workers = await startNodeWorkers({

@@ -12,10 +12,11 @@ import { Dispatcher } from './dispatcher';
 // slot for it (instant nodes need none).
 
 const MAX_PER_ORG = 2;
+const MAX_MEDIA_PER_ORG = 1;
 let stack: EngineTestStack;
 
 beforeAll(async () => {
-  stack = await startEngineTestStack({ maxPerOrg: MAX_PER_ORG });
+  stack = await startEngineTestStack({ maxPerOrg: MAX_PER_ORG, maxMediaPerOrg: MAX_MEDIA_PER_ORG });
 });
 afterAll(() => stack.close());
 
@@ -114,4 +115,31 @@ test('a node waiting for a slot whose run is canceled leaves the line: the next 
 
   expect(await queuedJobIds(stack.queues.light, canceled!)).toEqual([]);
   expect(await queuedJobIds(stack.queues.light, next!)).toEqual(jobIds(next!, [{ nodeId: 'picture' }]));
+});
+
+test('media nodes have a share of their own: they wait for a media slot, provider calls do not wait for them', async () => {
+  const dispatcher = new Dispatcher(stack.queues, pino({ level: 'silent' }));
+  const org = await createOrganization(stack.db, 0);
+  const runId = uuidv7();
+  const speak = (nodeId: string) => ({ nodeId, attempt: 0, nodeType: 'text_to_speech' });
+  const ask = (nodeId: string) => ({ nodeId, attempt: 0, nodeType: 'generic_provider' });
+
+  await dispatcher.dispatch(org, runId, [speak('speak-1'), speak('speak-2'), ask('ask-1'), ask('ask-2')]);
+
+  // One media slot (MAX_MEDIA_PER_ORG) and two provider ones (MAX_PER_ORG), counted apart.
+  expect(await queuedJobIds(stack.queues.heavy, runId)).toEqual(jobIds(runId, [{ nodeId: 'speak-1' }]));
+  expect(await queuedJobIds(stack.queues.light, runId)).toEqual(
+    jobIds(runId, [{ nodeId: 'ask-1' }, { nodeId: 'ask-2' }]),
+  );
+  expect(await dispatcher.waitsForSlot(org, { ...speak('speak-2'), runId })).toBe(true);
+
+  // A provider call finishing frees a provider slot, not a media one.
+  const asked = await takeJob(stack.queues, runId, 'ask-1');
+  await dispatcher.finished(asked);
+  expect(await queuedJobIds(stack.queues.heavy, runId)).toEqual(jobIds(runId, [{ nodeId: 'speak-1' }]));
+  expect(await dispatcher.waitsForSlot(org, { ...speak('speak-2'), runId })).toBe(true);
+
+  const spoken = await takeJob(stack.queues, runId, 'speak-1');
+  await dispatcher.finished(spoken);
+  expect(await queuedJobIds(stack.queues.heavy, runId)).toEqual(jobIds(runId, [{ nodeId: 'speak-2' }]));
 });

@@ -1,4 +1,4 @@
-import { isInstantNode, laneOf } from '@weft/nodes';
+import { isDefinedNodeType, isInstantNode, laneOf, type Lane } from '@weft/nodes';
 import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
 import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
@@ -7,23 +7,38 @@ import type { Logger } from 'pino';
 import { OrgSlots, type OrgSlotsSettings } from './org-slots';
 import type { Dispatch } from '@weft/dag';
 
+const LANES: readonly Lane[] = ['light', 'heavy'];
+
 export interface RunQueues {
   light: Queue<ExecuteNodeJob>;
   heavy: Queue<ExecuteNodeJob>;
-  /** Each organization's share of the queues: a job enters them once it holds a slot. */
-  slots: OrgSlots;
+  /** Each organization's share of each queue: a job enters it once it holds a slot of its lane. */
+  slots: Record<Lane, OrgSlots>;
   close(): Promise<void>;
 }
 
+/**
+ * An organization's share of each lane: the light lane's provider calls wait on
+ * the network and cost a worker little, so its share is large; the heavy
+ * lane's media work takes a core each, so its share is small.
+ */
+export interface LaneShares {
+  light: OrgSlotsSettings;
+  heavy: OrgSlotsSettings;
+}
+
 /** The two node queues over one connection (a producer's in the gateway, a worker's in workers). */
-export function createRunQueues(connection: Redis, prefix: string, slots: OrgSlotsSettings): RunQueues {
+export function createRunQueues(connection: Redis, prefix: string, shares: LaneShares): RunQueues {
   const light = new Queue<ExecuteNodeJob>(RUN_QUEUES.light, { connection, prefix });
   const heavy = new Queue<ExecuteNodeJob>(RUN_QUEUES.heavy, { connection, prefix });
   for (const queue of [light, heavy]) queue.on('error', () => undefined);
   return {
     light,
     heavy,
-    slots: new OrgSlots(connection, prefix, slots),
+    slots: {
+      light: new OrgSlots(connection, prefix, shares.light, 'org-slots'),
+      heavy: new OrgSlots(connection, prefix, shares.heavy, 'org-slots:media'),
+    },
     async close() {
       await Promise.all([light.close(), heavy.close()]);
     },
@@ -60,16 +75,19 @@ export class Dispatcher {
         attempt: node.attempt,
         nodeType: node.nodeType,
       });
-      const slotted = nodes.filter((node) => !isInstantNode(node.nodeType));
-      const admitted =
-        slotted.length > 0
-          ? await this.queues.slots.admit(
-              orgId,
-              slotted.map((node) => ({ ...job(node), organizationId: orgId })),
-            )
-          : [];
+      const admitted = await Promise.all(
+        LANES.map((lane) => {
+          const slotted = nodes.filter((node) => !isInstantNode(node.nodeType) && laneOf(node.nodeType) === lane);
+          return slotted.length > 0
+            ? this.queues.slots[lane].admit(
+                orgId,
+                slotted.map((node) => ({ ...job(node), organizationId: orgId })),
+              )
+            : [];
+        }),
+      );
       const instant = nodes.filter((node) => isInstantNode(node.nodeType)).map(job);
-      await this.enqueue([...instant, ...admitted]);
+      await this.enqueue([...instant, ...admitted.flat()]);
       return true;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, runId }, 'enqueue failed; the reconciler will retry');
@@ -84,19 +102,23 @@ export class Dispatcher {
    */
   async finished(job: ExecuteNodeJob): Promise<void> {
     if (!job.organizationId) return;
-    await this.release(job.organizationId, [executeNodeJobId(job)]).catch((err: unknown) => {
+    const lane = job.nodeType && isDefinedNodeType(job.nodeType) ? laneOf(job.nodeType) : 'light';
+    await this.release(job.organizationId, lane, [executeNodeJobId(job)]).catch((err: unknown) => {
       this.logger.warn({ err: (err as Error).message }, 'giving back a slot failed; its lease will lapse');
     });
   }
 
   /** Whether a dispatched node has no job because it waits for a slot (the reconciler leaves it be). */
   async waitsForSlot(orgId: string, node: Dispatch & { runId: string }): Promise<boolean> {
-    return !isInstantNode(node.nodeType) && this.queues.slots.isWaiting(orgId, executeNodeJobId(node));
+    return (
+      !isInstantNode(node.nodeType) && this.queues.slots[laneOf(node.nodeType)].isWaiting(orgId, executeNodeJobId(node))
+    );
   }
 
   /** Hands lapsed slots of the organization to its waiting jobs (after a lost release or a killed worker). */
   async pump(orgId: string): Promise<void> {
-    await this.enqueue(await this.queues.slots.admit(orgId, []));
+    const ready = await Promise.all(LANES.map((lane) => this.queues.slots[lane].admit(orgId, [])));
+    await this.enqueue(ready.flat());
   }
 
   /** Removes the queued jobs of nodes that will not run (cancel); a job already executing is aborted instead. */
@@ -109,12 +131,15 @@ export class Dispatcher {
           .catch(() => 0),
       ),
     );
-    await this.release(orgId, ids).catch(() => undefined);
+    for (const lane of LANES) {
+      const ofLane = ids.filter((_, i) => laneOf(nodes[i]!.nodeType) === lane);
+      await this.release(orgId, lane, ofLane).catch(() => undefined);
+    }
   }
 
-  private async release(orgId: string, jobIds: string[]): Promise<void> {
+  private async release(orgId: string, lane: Lane, jobIds: string[]): Promise<void> {
     if (jobIds.length === 0) return;
-    await this.enqueue(await this.queues.slots.release(orgId, jobIds));
+    await this.enqueue(await this.queues.slots[lane].release(orgId, jobIds));
   }
 
   private async enqueue(jobs: ExecuteNodeJob[]): Promise<void> {

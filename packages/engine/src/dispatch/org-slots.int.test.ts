@@ -103,3 +103,13 @@ test('the backlog of every organization is counted in one place, and empties as 
   await slots.release(ORG, ids(mine.slice(1)));
   expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 0, organizations: 0 });
 });
+
+test("the backlog counts both lanes' waiting nodes, and an organization waiting in both once", async () => {
+  const prefix = `${env.redisPrefix}:lanes`;
+  const provider = new OrgSlots(redis, prefix, { maxPerOrg: 1 }, 'org-slots');
+  const media = new OrgSlots(redis, prefix, { maxPerOrg: 1 }, 'org-slots:media');
+  await provider.admit(ORG, [job(), job()]);
+  await media.admit(ORG, [job(), job(), job()]);
+  await media.admit(OTHER, [job(OTHER), job(OTHER)]);
+  expect(await readSlotBacklog(redis, prefix)).toEqual({ nodes: 4, organizations: 2 });
+});

@@ -24,6 +24,13 @@ export interface OrgSlotsSettings {
   leaseMs?: number;
 }
 
+/**
+ * Where a lane's slots live: the light lane's (provider calls) under `org-slots`,
+ * the heavy lane's (media work) under `org-slots:media`, each with its own cap.
+ */
+export type SlotKeyspace = 'org-slots' | 'org-slots:media';
+export const SLOT_KEYSPACES: readonly SlotKeyspace[] = ['org-slots', 'org-slots:media'];
+
 /** Long enough to ride out a queue wait and a Redis blip; a killed worker's slot is back within it. */
 export const DEFAULT_SLOT_LEASE_MS = 60_000;
 
@@ -85,7 +92,7 @@ type SlotsCommand = (
 
 const COMMAND = 'weftOrgSlots';
 
-const backlogKey = (prefix: string) => `${prefix}:org-slots:backlog`;
+const backlogKey = (prefix: string, keyspace: SlotKeyspace) => `${prefix}:${keyspace}:backlog`;
 
 export interface SlotBacklog {
   /** Node jobs waiting for a slot (no BullMQ job yet), over every organization. */
@@ -94,12 +101,20 @@ export interface SlotBacklog {
   organizations: number;
 }
 
-/** What waits for a slot in the whole deployment, in one Redis command (for dashboards). */
+/** What waits for a slot in the whole deployment, both lanes, in one Redis command each (for dashboards). */
 export async function readSlotBacklog(redis: Redis, prefix: string): Promise<SlotBacklog> {
-  const flat = await redis.zrange(backlogKey(prefix), 0, -1, 'WITHSCORES');
+  const lanes = await Promise.all(
+    SLOT_KEYSPACES.map((keyspace) => redis.zrange(backlogKey(prefix, keyspace), 0, -1, 'WITHSCORES')),
+  );
   let nodes = 0;
-  for (let i = 1; i < flat.length; i += 2) nodes += Number(flat[i]);
-  return { nodes, organizations: flat.length / 2 };
+  const organizations = new Set<string>();
+  for (const flat of lanes) {
+    for (let i = 0; i < flat.length; i += 2) {
+      organizations.add(flat[i]!);
+      nodes += Number(flat[i + 1]);
+    }
+  }
+  return { nodes, organizations: organizations.size };
 }
 
 export class OrgSlots {
@@ -111,6 +126,7 @@ export class OrgSlots {
     private readonly redis: Redis,
     private readonly prefix: string,
     settings: OrgSlotsSettings,
+    private readonly keyspace: SlotKeyspace = 'org-slots',
   ) {
     this.maxPerOrg = settings.maxPerOrg;
     this.leaseMs = settings.leaseMs ?? DEFAULT_SLOT_LEASE_MS;
@@ -153,7 +169,7 @@ export class OrgSlots {
       this.key(orgId, 'held'),
       this.key(orgId, 'waiting'),
       this.key(orgId, 'payloads'),
-      backlogKey(this.prefix),
+      backlogKey(this.prefix, this.keyspace),
       this.maxPerOrg,
       this.leaseMs,
       mode,
@@ -164,6 +180,6 @@ export class OrgSlots {
   }
 
   private key(orgId: string, part: 'held' | 'waiting' | 'payloads'): string {
-    return `${this.prefix}:org-slots:${orgId}:${part}`;
+    return `${this.prefix}:${this.keyspace}:${orgId}:${part}`;
   }
 }

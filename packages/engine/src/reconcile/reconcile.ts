@@ -26,23 +26,39 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
   const rows = await staleDispatchedNodes(core.db.pool, staleMs, limit);
   const report: ReconcileReport = { requeued: 0, failed: 0 };
   const waiting = new Set<string>();
-  for (const node of rows) {
-    const data = { runId: node.run_id, nodeId: node.node_id, attempt: node.attempt };
-    const queue = core.dispatcher.queueFor(node.node_type);
-    const job = await queue.getJob(executeNodeJobId(data));
-    if (!job && (await core.dispatcher.waitsForSlot(node.organization_id, { ...data, nodeType: node.node_type }))) {
+  // Every node is looked at concurrently: a backlog of nodes waiting for slots is
+  // mostly what a pass finds, and one round trip per pass, not per node, keeps it
+  // from costing its runs CPU. A waiting node is recognised first, with one HEXISTS.
+  const found = await Promise.all(
+    rows.map(async (node) => {
+      const data = { runId: node.run_id, nodeId: node.node_id, attempt: node.attempt };
+      if (await core.dispatcher.waitsForSlot(node.organization_id, { ...data, nodeType: node.node_type })) {
+        return { node, data, state: 'waiting' as const };
+      }
+      const job = await core.dispatcher.queueFor(node.node_type).getJob(executeNodeJobId(data));
+      if (!job) return { node, data, state: 'missing' as const };
+      return {
+        node,
+        data,
+        state: (await job.getState()) === 'failed' ? ('failed' as const) : ('queued' as const),
+        job,
+      };
+    }),
+  );
+  for (const { node, data, state, job } of found) {
+    if (state === 'waiting') {
       waiting.add(node.organization_id);
-    } else if (!job) {
+    } else if (state === 'missing') {
       await core.dispatcher.dispatch(node.organization_id, node.run_id, [
         { nodeId: node.node_id, attempt: node.attempt, nodeType: node.node_type },
       ]);
       report.requeued++;
-    } else if ((await job.getState()) === 'failed') {
-      core.logger.error({ ...data, reason: job.failedReason }, 'node job failed for good; ending its run');
+    } else if (state === 'failed') {
+      core.logger.error({ ...data, reason: job?.failedReason }, 'node job failed for good; ending its run');
       await withLogContext({ runId: node.run_id, nodeId: node.node_id }, () =>
         failNode(core, data, new NodeFailure('unknown', `Node '${node.node_id}' could not be executed`)),
       );
-      await core.dispatcher.finished({ ...data, organizationId: node.organization_id });
+      await core.dispatcher.finished({ ...data, nodeType: node.node_type, organizationId: node.organization_id });
       report.failed++;
     }
   }

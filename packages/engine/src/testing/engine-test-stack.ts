@@ -28,8 +28,10 @@ export interface EngineTestStack {
 }
 
 export interface EngineTestOptions {
-  /** Nodes of one organization queued or executing at once (default: enough never to wait). */
+  /** Light-lane nodes of one organization queued or executing at once (default: enough never to wait). */
   maxPerOrg?: number;
+  /** Heavy-lane (media) nodes of one organization queued or executing at once (default: `maxPerOrg`). */
+  maxMediaPerOrg?: number;
   /** The provider routes provider nodes (and the cancel sweep) go through (default: none). */
   nodeRoutes?: NodeRoutes;
 }
@@ -41,6 +43,7 @@ export interface EngineTestOptions {
  */
 export async function startEngineTestStack({
   maxPerOrg = 100,
+  maxMediaPerOrg = maxPerOrg,
   nodeRoutes,
 }: EngineTestOptions = {}): Promise<EngineTestStack> {
   const env = await createTestEnv();
@@ -48,7 +51,10 @@ export async function startEngineTestStack({
   const redis = createWorkerConnection(env.redisUrl);
   const subscriber = createWorkerConnection(env.redisUrl);
   const storage = createStorage(env.s3);
-  const queues = createRunQueues(redis, env.redisPrefix, { maxPerOrg });
+  const queues = createRunQueues(redis, env.redisPrefix, {
+    light: { maxPerOrg },
+    heavy: { maxPerOrg: maxMediaPerOrg },
+  });
   const ended: RunEndedFact[] = [];
   const engine = createEngine({
     db,
