@@ -8,13 +8,15 @@ import OpenAI from 'openai';
 // SDK to the same loopback server, with the previous job's answer as its
 // prompt. One process: it adds the chains (in batches, while its worker runs)
 // and executes them, as a minimal application of BullMQ would. The clock runs
-// from the first add to the last grandparent's completion.
+// from the first add to the last grandparent's completion, after WARM_UP chains
+// run the same way unmeasured (JIT, connections), as Weft's phases get a warm-up.
 // Prints one JSON line: { chains, seconds, chainsPerSecond, cpuUs (of that span), peakRssBytes }.
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = process.env.REDIS_PREFIX ?? 'bench-bare-chain';
 const concurrency = Number(process.env.CONCURRENCY ?? 200);
 const chains = Number(process.env.CHAINS ?? 2_000);
+const warmUp = Number(process.env.WARM_UP ?? 200);
 const baseURL = process.env.OPENAI_BASE_URL ?? 'http://127.0.0.1:1/v1';
 const QUEUE = 'bare-provider-chain';
 const BATCH = 50;
@@ -36,8 +38,8 @@ async function main() {
   const client = new OpenAI({ apiKey: 'sk-bench-double', baseURL, maxRetries: 2, logLevel: 'off' });
   const producer = new FlowProducer({ connection, prefix });
   let done = 0;
+  let target = 0;
   let finished: () => void = () => undefined;
-  const drained = new Promise<void>((resolve) => (finished = resolve));
   const worker = new Worker(
     QUEUE,
     async (job: Job<{ topic: string }>) => {
@@ -51,17 +53,24 @@ async function main() {
     { connection, prefix, concurrency },
   );
   worker.on('completed', (job) => {
-    if (job.name === 'grandparent' && ++done === chains) finished();
+    if (job.name === 'grandparent' && ++done === target) finished();
   });
   await worker.waitUntilReady();
+  /** Adds chains [from, to) and resolves once the last of them has completed. */
+  const runChains = async (from: number, to: number) => {
+    const drained = new Promise<void>((resolve) => (finished = resolve));
+    target = to;
+    for (let i = from; i < to; i += BATCH) {
+      await producer.addBulk(
+        Array.from({ length: Math.min(BATCH, to - i) }, (_, k) => chain(i + k, 'a short note about looms')),
+      );
+    }
+    await drained;
+  };
+  if (warmUp > 0) await runChains(0, warmUp);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  for (let i = 0; i < chains; i += BATCH) {
-    await producer.addBulk(
-      Array.from({ length: Math.min(BATCH, chains - i) }, (_, k) => chain(i + k, 'a short note about looms')),
-    );
-  }
-  await drained;
+  await runChains(warmUp, warmUp + chains);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   await worker.close();

@@ -159,25 +159,25 @@ export async function createTextAgent(base: string, auth: Record<string, string>
 }
 
 /**
- * The provider flow of bench:runs: text_input → llm → llm → text_to_speech, each
- * node after the root a provider call (through the queue, ADR 0013), the last
- * one's MP3 stored in S3 as an asset of the run.
+ * The provider flow of bench:runs and bench:providers: text_input → llm → llm → llm,
+ * each node after the root a provider call through the queue (ADR 0013), each
+ * prompt the answer before it.
  */
 export const PROVIDER_FLOW = {
   nodes: [
     { id: 'topic', type: 'text_input', description: 'Topic' },
     { id: 'outline', type: 'llm', inputs: { prompt: 'topic' } },
-    { id: 'rewrite', type: 'llm', inputs: { prompt: 'outline' } },
-    { id: 'speak', type: 'text_to_speech', inputs: { text: 'rewrite' } },
+    { id: 'draft', type: 'llm', inputs: { prompt: 'outline' } },
+    { id: 'polish', type: 'llm', inputs: { prompt: 'draft' } },
   ],
-  outputs: [{ id: 'speak', type: 'audio', description: 'The rewrite, spoken' }],
+  outputs: [{ id: 'polish', type: 'text', description: 'The polished text' }],
 };
 
-/** An agent of PROVIDER_FLOW whose estimate (what its runs reserve) is the flow's own: 10 + 10 + 20 credits. */
+/** An agent of PROVIDER_FLOW: three chained calls, as bench/ceiling-provider-chain.ts makes them. */
 export async function createProviderAgent(base: string, auth: Record<string, string>, name: string): Promise<string> {
   const agent = await postJson(`${base}/agents`, auth, {
     name,
-    description: 'Two llm calls and a text_to_speech',
+    description: 'Three chained llm calls',
     tags: ['bench'],
     flow: PROVIDER_FLOW,
   });
