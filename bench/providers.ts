@@ -18,7 +18,7 @@ import {
   treeCpuMicros,
   waitFor,
 } from './lib/proc';
-import { benchGatewayEnv, createOrg, profileArgs, startBenchStack } from './lib/stack';
+import { benchGatewayEnv, createOrg, profileArgs, PROVIDER_FLOW, startBenchStack } from './lib/stack';
 
 // `npm run bench:providers`: the work Weft exists for, chains of calls to an AI
 // provider that each wait on the network, measured beside a bare BullMQ chain
@@ -64,10 +64,7 @@ const PHASES = new Set(
 );
 
 const llm = (id: string, prompt: string) => ({ id, type: 'llm', inputs: { prompt } });
-const THREE_CALLS = {
-  nodes: [{ id: 'topic', type: 'text_input', description: 'Topic' }, llm('a', 'topic'), llm('b', 'a'), llm('c', 'b')],
-  outputs: [{ id: 'c', type: 'text', description: 'The third answer' }],
-};
+const THREE_CALLS = PROVIDER_FLOW;
 const ONE_CALL = {
   nodes: [{ id: 'topic', type: 'text_input', description: 'Topic' }, llm('a', 'topic')],
   outputs: [{ id: 'a', type: 'text', description: 'The answer' }],
