@@ -1,10 +1,10 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import pg, { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export interface Db {
   prisma: PrismaClient;
-  /** The same pool Prisma uses; for the few hot reads written in SQL. Generic plans (withGenericPlans). */
+  /** The same pool Prisma uses; for the few hot reads written in SQL. Generic plans (withGenericPlans) unless on PgBouncer. */
   pool: Pool;
   /**
    * Two connections whose statements are planned for their parameters (custom
@@ -36,12 +36,20 @@ export function createDb({
   // statement until TCP gives up, minutes later. Past these bounds a
   // statement fails as the database being unavailable (isDatabaseUnavailable).
   const timeouts = { connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs };
+  // PgBouncer in transaction mode (docs/adr/0034) rejects startup options, and hands
+  // each transaction to whichever server connection is free: a statement prepared on one
+  // is unknown to the next. There every statement goes unnamed, planned for its values
+  // each time, whichever pool it goes through.
+  const onBouncer = isPgbouncerUrl(databaseUrl);
+  const Client = onBouncer ? UnnamedStatementsClient : pg.Client;
+  const genericUrl = onBouncer ? withoutPgbouncerFlag(databaseUrl) : withGenericPlans(databaseUrl);
+  const customUrl = onBouncer ? withoutPgbouncerFlag(databaseUrl) : withPlanMode(databaseUrl, CUSTOM_PLANS);
   // A fixed-size pool (min = max): connections, once opened, stay open.
   // pg closes idle ones after 10 s by default, so the first requests after a
   // quiet spell each waited for a new connection and re-prepared its statements:
   // in bench:poll the 300 ms after a 10 s lull held most of the slow answers.
-  const pool = new Pool({ connectionString: withGenericPlans(databaseUrl), max: poolSize, min: poolSize, ...timeouts });
-  const customPlanPool = new Pool({ connectionString: withPlanMode(databaseUrl, CUSTOM_PLANS), max: 2, ...timeouts });
+  const pool = new Pool({ Client, connectionString: genericUrl, max: poolSize, min: poolSize, ...timeouts });
+  const customPlanPool = new Pool({ Client, connectionString: customUrl, max: 2, ...timeouts });
   for (const p of [pool, customPlanPool]) {
     // A client losing its connection (a database restart) must not crash the process: the
     // pool reports it for idle clients, the client itself for checked-out ones (a transaction
@@ -85,4 +93,39 @@ function withPlanMode(databaseUrl: string, mode: string): string {
   if (options?.includes('plan_cache_mode')) return databaseUrl;
   url.searchParams.set('options', options ? `${options} ${mode}` : mode);
   return url.toString();
+}
+
+/**
+ * True when `databaseUrl` says it leads to PgBouncer in transaction mode, the
+ * way Prisma users know: `?pgbouncer=true`. Nothing on the wire tells a
+ * bouncer from a server before a prepared statement goes missing.
+ */
+export function isPgbouncerUrl(databaseUrl: string): boolean {
+  return URL.canParse(databaseUrl) && new URL(databaseUrl).searchParams.get('pgbouncer') === 'true';
+}
+
+/** The URL as pg should see it: the flag is ours (and Prisma's), not a connection parameter. */
+function withoutPgbouncerFlag(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('pgbouncer');
+  return url.toString();
+}
+
+/**
+ * A pg client that sends every statement unnamed: the `name` of a query
+ * config (our hot statements have one, so that a direct connection prepares
+ * them once) is left out, so nothing outlives the transaction it ran in.
+ */
+class UnnamedStatementsClient extends pg.Client {}
+const clientQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+UnnamedStatementsClient.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+  return clientQuery.call(this, unnamed(config), ...rest);
+} as typeof pg.Client.prototype.query;
+
+function unnamed(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || !('name' in config)) return config;
+  // A Submittable (pg-cursor, pg-query-stream) carries its own state: left alone.
+  if (typeof (config as { submit?: unknown }).submit === 'function') return config;
+  const { name: _name, ...rest } = config as { name?: unknown };
+  return rest;
 }

@@ -21,3 +21,4 @@ export type { EnsureServiceOptions, ServiceHandle, ServiceSource } from './servi
 export { findOrInstallFfmpeg, type FfmpegPaths } from './ffmpeg/find-ffmpeg';
 export { findOrInstallEspeak } from './espeak/find-espeak';
 export { findOrInstallChromium } from './chromium/find-chromium';
+export { startPgbouncer, type PgbouncerHandle, type PgbouncerOptions } from './pgbouncer/start-pgbouncer';

@@ -23,6 +23,11 @@ export interface TestS3 {
 export interface TestEnv {
   /** A database of its own, a copy of the migrated template; dropped by cleanup(). */
   databaseUrl: string;
+  /**
+   * The same database through the run's PgBouncer in transaction mode, with
+   * `pgbouncer=true`: for a gateway or worker configured as behind one.
+   */
+  pgbouncerDatabaseUrl: string;
   redisUrl: string;
   /**
    * Prefix for every Redis key this environment writes, without a trailing
@@ -68,6 +73,7 @@ export async function createTestEnv(): Promise<TestEnv> {
 
   return {
     databaseUrl,
+    pgbouncerDatabaseUrl: withDatabaseName(services.pgbouncerUrl, names.database),
     redisUrl: services.redisUrl,
     redisPrefix: names.redisPrefix,
     s3,

@@ -28,6 +28,7 @@ export default async function globalSetup(): Promise<void> {
   const services = {
     adminDatabaseUrl: stack.adminDatabaseUrl,
     templateDatabase,
+    pgbouncerUrl: stack.pgbouncer.url,
     redisUrl: stack.redis.url,
     s3: stack.s3.settings,
   };
@@ -35,7 +36,7 @@ export default async function globalSetup(): Promise<void> {
   // Worker processes, started after this returns, inherit process.env.
   publishTestServices(services);
 
-  const sources = `postgres=${stack.postgres.source} redis=${stack.redis.source} s3=${stack.s3.source}`;
+  const sources = `postgres=${stack.postgres.source} pgbouncer=embedded redis=${stack.redis.source} s3=${stack.s3.source}`;
   process.stderr.write(
     `\n[weft test services] ${sources}; ${templateDatabase} migrated (${applied.length} migrations) in ${Date.now() - started} ms\n`,
   );

@@ -6,6 +6,7 @@ import type { S3Settings } from '@weft/devstack';
 const VARS = {
   adminDatabaseUrl: 'WEFT_TEST_ADMIN_DATABASE_URL',
   templateDatabase: 'WEFT_TEST_TEMPLATE_DATABASE',
+  pgbouncerUrl: 'WEFT_TEST_PGBOUNCER_URL',
   redisUrl: 'WEFT_TEST_REDIS_URL',
   s3Endpoint: 'WEFT_TEST_S3_ENDPOINT',
   s3Region: 'WEFT_TEST_S3_REGION',
@@ -20,6 +21,8 @@ export interface TestServices {
   adminDatabaseUrl: string;
   /** Migrated once per jest run; every per-file database is a copy of it. */
   templateDatabase: string;
+  /** The same server through PgBouncer in transaction mode (`pgbouncer=true`), database `postgres`. */
+  pgbouncerUrl: string;
   redisUrl: string;
   s3: S3Settings;
 }
@@ -27,6 +30,7 @@ export interface TestServices {
 export function publishTestServices(services: TestServices): void {
   process.env[VARS.adminDatabaseUrl] = services.adminDatabaseUrl;
   process.env[VARS.templateDatabase] = services.templateDatabase;
+  process.env[VARS.pgbouncerUrl] = services.pgbouncerUrl;
   process.env[VARS.redisUrl] = services.redisUrl;
   process.env[VARS.s3Endpoint] = services.s3.endpoint;
   process.env[VARS.s3Region] = services.s3.region;
@@ -49,6 +53,7 @@ export function readTestServices(env: NodeJS.ProcessEnv = process.env): TestServ
   return {
     adminDatabaseUrl: get(VARS.adminDatabaseUrl),
     templateDatabase: get(VARS.templateDatabase),
+    pgbouncerUrl: get(VARS.pgbouncerUrl),
     redisUrl: get(VARS.redisUrl),
     s3: {
       endpoint: get(VARS.s3Endpoint),

@@ -7,7 +7,9 @@ import {
   findOrInstallEspeak,
   findOrInstallFfmpeg,
   ensureS3,
+  startPgbouncer,
   withDatabaseName,
+  type PgbouncerHandle,
   type PostgresHandle,
   type RedisHandle,
   type S3Handle,
@@ -28,6 +30,8 @@ import {
  */
 export interface TestStack {
   postgres: PostgresHandle;
+  /** PgBouncer in transaction mode in front of `postgres`, always this run's own. */
+  pgbouncer: PgbouncerHandle;
   redis: RedisHandle;
   s3: S3Handle;
   adminDatabaseUrl: string;
@@ -83,14 +87,16 @@ export async function startTestStack(env: NodeJS.ProcessEnv, log: (line: string)
         log,
       }).then(track),
     ]);
+    const adminDatabaseUrl = withDatabaseName(postgres.url, 'postgres');
+    // After redis-server's install, if there was one: two apt-get runs would contend for dpkg.
+    const pgbouncer = track(await startPgbouncer({ postgresUrl: adminDatabaseUrl, log }));
     // The asset worker's and media nodes' tests run ffmpeg, text_to_speech's
     // run espeak-ng, the console's and the SDK's browser tests Chromium.
-    // Installed after the services so that two apt-get runs (these and
-    // redis-server's) never contend for dpkg.
+    // Installed after the services for the same reason.
     findOrInstallFfmpeg(log);
     findOrInstallEspeak(log);
     process.env.CHROMIUM_PATH ??= findOrInstallChromium(log);
-    return { postgres, redis, s3, adminDatabaseUrl: withDatabaseName(postgres.url, 'postgres'), stop };
+    return { postgres, pgbouncer, redis, s3, adminDatabaseUrl, stop };
   } catch (err) {
     // One service failing must not leave the others running.
     await stop();
