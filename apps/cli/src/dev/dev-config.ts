@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { envInt, envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { ConfigError, envInt, envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import { isPgbouncerUrl } from '@weft/db';
 import { DEFAULT_POSTGRES_PORT, DEFAULT_REDIS_PORT, DEFAULT_S3_PORT } from '@weft/devstack';
 import { z } from 'zod';
 
@@ -18,6 +19,8 @@ export const DevEnv = z.object({
   /** Where embedded services keep their data and dev.json its secrets; relative to the repository root. */
   WEFT_DATA_DIR: envString().default('.weft'),
   DATABASE_URL: envOptionalString().pipe(z.url().optional()),
+  /** Where migrations go, PostgreSQL itself when DATABASE_URL leads through PgBouncer; default DATABASE_URL. */
+  MIGRATION_DATABASE_URL: envOptionalString().pipe(z.url().optional()),
   /** Without a URL: where a running server is looked for, and else where the embedded one listens. */
   WEFT_POSTGRES_PORT: envPort().default(DEFAULT_POSTGRES_PORT),
   WEFT_REDIS_PORT: envPort().default(DEFAULT_REDIS_PORT),
@@ -36,5 +39,11 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 export function loadDevConfig(env: Record<string, string | undefined> = process.env): DevConfig {
   const parsed = parseEnv(DevEnv, env);
+  if (parsed.DATABASE_URL && isPgbouncerUrl(parsed.DATABASE_URL) && !parsed.MIGRATION_DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  MIGRATION_DATABASE_URL: DATABASE_URL leads through PgBouncer (pgbouncer=true), ' +
+        'which keeps no session for migrations: set MIGRATION_DATABASE_URL to the PostgreSQL server itself',
+    );
+  }
   return { ...parsed, repoRoot: REPO_ROOT, dataDir: path.resolve(REPO_ROOT, parsed.WEFT_DATA_DIR) };
 }

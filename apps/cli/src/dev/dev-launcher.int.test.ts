@@ -210,3 +210,22 @@ test("a taken worker metrics port is named before anything starts, like the gate
     holder.close();
   }
 });
+
+test('a DATABASE_URL through PgBouncer needs a MIGRATION_DATABASE_URL, said before anything starts', async () => {
+  const launcher = startLauncher({
+    ...env.env,
+    DATABASE_URL: env.pgbouncerDatabaseUrl,
+    MIGRATION_DATABASE_URL: undefined,
+    PORT: String(await freePort()),
+    WORKER_HTTP_PORT: '0',
+    WEFT_DATA_DIR: newDataDir(),
+  });
+  const { code } = await launcher.exited;
+  const output = launcher.lines.join('\n');
+  expect(code).toBe(1);
+  expect(output).toContain(
+    'MIGRATION_DATABASE_URL: DATABASE_URL leads through PgBouncer (pgbouncer=true), which keeps no session for ' +
+      'migrations: set MIGRATION_DATABASE_URL to the PostgreSQL server itself',
+  );
+  expect(output).not.toMatch(/^\[(gateway|worker)\]|postgres:/m);
+});

@@ -61,8 +61,10 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
       }).then(track),
     ]);
 
-    await ensureDatabase(postgres.url);
-    const { applied } = await applyMigrations(postgres.url);
+    // The same database as DATABASE_URL's, when that leads through a bouncer.
+    const migrationUrl = config.MIGRATION_DATABASE_URL ?? postgres.url;
+    await ensureDatabase(migrationUrl);
+    const { applied } = await applyMigrations(migrationUrl);
     log(
       applied.length
         ? `database: applied ${applied.length} migration(s): ${applied.join(', ')}`

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MIGRATIONS_DIR, SCHEMA_PATH, loadMigrationEnv } from './config';
+import { MIGRATIONS_DIR, SCHEMA_PATH, migrationDatabaseUrl } from './config';
 import { readMigrationList, writeMigration } from './migrations-dir';
 import { ensureDatabase, parseDatabaseUrl } from './pg-url';
 import { NO_FILTER, openSchemaEngine } from './wasm-engine';
 
 export interface DiffOptions {
-  /** A PostgreSQL server to host the temporary shadow database; default DATABASE_URL. */
+  /** A PostgreSQL server to host the temporary shadow database; default MIGRATION_DATABASE_URL, else DATABASE_URL. */
   databaseUrl?: string;
   schemaPath?: string;
   migrationsDir?: string;
@@ -21,7 +21,7 @@ export interface DiffOptions {
 export async function diffSchemaAgainstMigrations(options: DiffOptions = {}): Promise<string | null> {
   const schemaPath = options.schemaPath ?? SCHEMA_PATH;
   const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
-  const target = parseDatabaseUrl(options.databaseUrl ?? loadMigrationEnv().DATABASE_URL);
+  const target = parseDatabaseUrl(options.databaseUrl ?? migrationDatabaseUrl());
   const [datamodel, migrationsList] = await Promise.all([
     readFile(schemaPath, 'utf8'),
     readMigrationList(migrationsDir),

@@ -32,8 +32,8 @@ function uniqueSchema(prefix: string): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }
 
-function urlWithSchema(schema: string): string {
-  const url = new URL(databaseUrl);
+function urlWithSchema(schema: string, base = databaseUrl): string {
+  const url = new URL(base);
   url.searchParams.set('schema', schema);
   return url.toString();
 }
@@ -43,9 +43,9 @@ async function sql<T extends Record<string, unknown>>(text: string, params: unkn
 }
 
 /** `npm run db:migrate` in a child process, for a database URL with `?schema=`. */
-function runMigrateCli(url: string) {
+function runMigrateCli(url: string, vars: Record<string, string> = {}) {
   return execFileAsync(process.execPath, [require.resolve('tsx/cli'), CLI, 'migrate'], {
-    env: { ...process.env, DATABASE_URL: url },
+    env: { ...process.env, DATABASE_URL: url, ...vars },
     timeout: 90_000,
   });
 }
@@ -154,6 +154,18 @@ CREATE FUNCTION one() RETURNS INT AS $$ BEGIN RETURN 1; END; $$ LANGUAGE plpgsql
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('goes to MIGRATION_DATABASE_URL when DATABASE_URL leads through PgBouncer, and refuses the bouncer itself', async () => {
+    const schema = uniqueSchema('migrate_pgb');
+    const throughBouncer = urlWithSchema(schema, env.pgbouncerDatabaseUrl);
+    await expect(applyMigrations(throughBouncer)).rejects.toThrow(
+      /PgBouncer \(pgbouncer=true\).*Set MIGRATION_DATABASE_URL to the PostgreSQL server itself/,
+    );
+    const { stdout } = await runMigrateCli(throughBouncer, { MIGRATION_DATABASE_URL: urlWithSchema(schema) });
+    expect(stdout).toContain(`Applied to schema "${schema}"`);
+    const [row] = await sql<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`${schema}.organizations`]);
+    expect(row?.t).toBe(`${schema}.organizations`);
   });
 
   it('takes the schema from the options, overriding the URL', async () => {

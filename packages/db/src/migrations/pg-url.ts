@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ConfigError } from '@weft/config';
 
 // Prisma-style connection URLs: `postgresql://user@host:5432/db?schema=name`.
 // `pg` ignores `?schema=`, so it is turned into a search_path here, which is
@@ -23,12 +24,24 @@ export function assertSchemaName(schema: string): string {
 /** `schema` overrides the URL's `?schema=`; the default is `public`. */
 export function parseDatabaseUrl(databaseUrl: string, schema?: string): PgTarget {
   const url = new URL(databaseUrl);
+  if (url.searchParams.get('pgbouncer') === 'true') {
+    throw new ConfigError(
+      `${redacted(url)} leads through PgBouncer (pgbouncer=true), which keeps no session between transactions; ` +
+        'migrations hold advisory locks for as long as they run. Set MIGRATION_DATABASE_URL to the PostgreSQL server itself.',
+    );
+  }
   const chosen = assertSchemaName(schema ?? url.searchParams.get('schema') ?? 'public');
   url.searchParams.delete('schema');
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!database) throw new Error('The database URL names no database');
   const plain: pg.PoolConfig = { connectionString: url.toString() };
   return { config: { ...plain, options: `-c search_path=${chosen}` }, plain, database, schema: chosen };
+}
+
+function redacted(url: URL): string {
+  const copy = new URL(url);
+  if (copy.password) copy.password = '***';
+  return copy.toString();
 }
 
 /** The same server and credentials, another database. */
