@@ -31,22 +31,31 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+export interface TestGatewayOptions {
+  /** Reach the database through the test run's PgBouncer in transaction mode (DATABASE_URL with pgbouncer=true). */
+  pgbouncer?: boolean;
+}
+
 /**
  * The real gateway over real PostgreSQL, Redis and S3, isolated in a database,
  * Redis prefix and bucket of its own. `env` overrides configuration.
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  options: TestGatewayOptions = {},
+): Promise<TestGateway> {
   const testEnv = await createTestEnv();
-  return buildTestGateway(testEnv, env, () => testEnv.cleanup());
+  return buildTestGateway(testEnv, env, options, () => testEnv.cleanup());
 }
 
 async function buildTestGateway(
   testEnv: TestEnv,
   env: Record<string, string>,
+  options: TestGatewayOptions,
   releaseEnv: () => Promise<void>,
 ): Promise<TestGateway> {
   const config = loadConfig({
-    DATABASE_URL: testEnv.databaseUrl,
+    DATABASE_URL: options.pgbouncer ? testEnv.pgbouncerDatabaseUrl : testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
     REDIS_PREFIX: testEnv.redisPrefix,
     S3_ENDPOINT: testEnv.s3.endpoint,
@@ -82,7 +91,7 @@ async function buildTestGateway(
       return { id: res.body.id as string, apiKey: res.body.api_key as string };
     },
     startSibling(siblingEnv = env) {
-      return buildTestGateway(testEnv, siblingEnv, async () => undefined);
+      return buildTestGateway(testEnv, siblingEnv, options, async () => undefined);
     },
     async close() {
       server.closeAllConnections();
