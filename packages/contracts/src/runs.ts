@@ -84,6 +84,21 @@ export const RunNodeEventSchema = z
     description: "The data of a `node` event of a run's event stream (GET /runs/{run_id}/events): a node's state.",
   });
 
+/** The data of a `delta` event of a run's event stream: a chunk of the text a node produces as it comes. */
+export const RunDeltaEventSchema = z
+  .object({
+    node_id: z.string().openapi({ description: 'The node producing the text.' }),
+    index: z.number().int().min(0).openapi({
+      description: "The chunk's place in the text of the node's execution, from 0 (0 again: the text starts over).",
+    }),
+    text: z.string().min(1).openapi({ description: 'The chunk: the texts of the chunks in order make the output.' }),
+  })
+  .openapi('RunDeltaEvent', {
+    description:
+      "The data of a `delta` event of a run's event stream (GET /runs/{run_id}/events): text a node produces as it " +
+      'comes (an `llm` node streaming its answer). Sent without an id, never stored, never sent again.',
+  });
+
 export const RunSummarySchema = z
   .object({
     id: z.uuid(),
@@ -167,4 +182,5 @@ export type Run = z.infer<typeof RunSchema>;
 export type AppRun = z.infer<typeof AppRunSchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunNodeEvent = z.infer<typeof RunNodeEventSchema>;
+export type RunDeltaEvent = z.infer<typeof RunDeltaEventSchema>;
 export type AppRunSummary = z.infer<typeof AppRunSummarySchema>;

@@ -5,6 +5,7 @@ import type { Storage, UrlSigner } from '@weft/storage';
 import type { Logger } from 'pino';
 import type { CancelBus, InFlight } from './dispatch/cancel-bus';
 import type { RunChanges } from './dispatch/run-changes';
+import type { RunDeltas } from './dispatch/run-deltas';
 import type { TransitionWrite } from './store/commit-transition';
 import type { Dispatcher } from './dispatch/dispatcher';
 import type { WebhookRelay } from './dispatch/webhook-relay';
@@ -34,6 +35,8 @@ export interface EngineCore {
   cancelBus: CancelBus;
   /** Told of every commit that changed runs, after it (the gateways' event streams). */
   changes: RunChanges;
+  /** Where nodes send the text they produce as it comes (the gateways' event streams). */
+  deltas: RunDeltas;
   inFlight: InFlight;
   logger: Logger;
   outboundAllowList: readonly string[];

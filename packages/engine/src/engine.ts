@@ -7,6 +7,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { CancelBus, InFlight } from './dispatch/cancel-bus';
 import { RunChanges } from './dispatch/run-changes';
+import { RunDeltas } from './dispatch/run-deltas';
 import { cancelRun } from './end-run/cancel-run';
 import { decideReview, type ReviewDecisionInput } from './decide-review/decide-review';
 import { Dispatcher, type RunQueues } from './dispatch/dispatcher';
@@ -29,7 +30,7 @@ const DEFAULT_MAX_READ_BYTES = 100 * 1024 * 1024;
 export interface EngineOptions {
   db: Db;
   queues: RunQueues;
-  /** Any connection that may PUBLISH (cancellations, run changes). */
+  /** Any connection that may PUBLISH (cancellations, run changes, deltas). */
   publisher: Redis;
   redisPrefix: string;
   logger: Logger;
@@ -113,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
     webhooks: new WebhookRelay(pool, options.webhookJobs, options.logger),
     cancelBus: new CancelBus(options.publisher, options.redisPrefix),
     changes,
+    deltas: new RunDeltas(options.publisher, options.redisPrefix),
     inFlight: new InFlight(),
     logger: options.logger,
     outboundAllowList: options.outboundAllowList ?? [],

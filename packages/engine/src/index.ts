@@ -13,6 +13,7 @@ export { createRunQueues, type RunQueues } from './dispatch/dispatcher';
 export { OrgSlots, readSlotBacklog, type OrgSlotsSettings, type SlotBacklog } from './dispatch/org-slots';
 export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
 export { listenForRunChanges, type RunChange } from './dispatch/run-changes';
+export { listenForRunDeltas, type RunDeltaListener } from './dispatch/run-deltas';
 export { TransientError } from './transient';
 export type { StartRunInput, StartedRun } from './start-run/start-run';
 export type { ReviewDecisionInput } from './decide-review/decide-review';

@@ -110,6 +110,13 @@ export interface NodeContext<P = Record<string, unknown>> {
    * for a second one.
    */
   providerJobs: ProviderJobs;
+  /**
+   * Sends text the node produces as it comes (an `llm` node streaming its
+   * answer) to the clients following the run, as `delta` events: never
+   * stored, and lost where no one listens. The node's output is still what it
+   * returns. Absent where the process carries no deltas.
+   */
+  emitDelta?: (text: string) => void;
 }
 
 /** A job a provider runs for a node (a queue request, a prediction, a video job). */

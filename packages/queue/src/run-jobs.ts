@@ -74,3 +74,11 @@ export function cancelChannel(prefix: string): string {
 export function runChangesChannel(prefix: string): string {
   return `${prefix}:runs:changes`;
 }
+
+/**
+ * The Redis channel of one run's `delta` events (text nodes produce as it
+ * comes), from the worker executing the node to the gateways following the run.
+ */
+export function runDeltasChannel(prefix: string, runId: string): string {
+  return `${prefix}:runs:deltas:${runId}`;
+}

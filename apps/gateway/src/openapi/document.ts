@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { ErrorBody, RunNodeEventSchema, ValidationErrorBody, z } from '@weft/contracts';
+import { ErrorBody, RunDeltaEventSchema, RunNodeEventSchema, ValidationErrorBody, z } from '@weft/contracts';
 import type { AnyRoute, ResponseSpec } from '../http/define-route';
 import { MAX_JSON_DEPTH } from '../http/json-body';
 
@@ -71,8 +71,9 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
     description: 'The operator token set in ADMIN_TOKEN.',
   });
 
-  // The data of a run's `node` events: an event stream's description names it, no body has its shape.
+  // The data of a run's `node` and `delta` events: an event stream's description names them, no body has their shape.
   registry.register('RunNodeEvent', RunNodeEventSchema);
+  registry.register('RunDeltaEvent', RunDeltaEventSchema);
 
   for (const route of routes) {
     if (route.hidden) continue;

@@ -121,6 +121,7 @@ export const INTERFACE_SCHEMAS: Record<string, { fields: string[]; required: str
   RunGraph: { fields: ['nodes', 'edges'], required: ['nodes', 'edges'] },
   RunGraphNode: { fields: ['id', 'type', 'description'], required: ['id', 'type', 'description'] },
   RunGraphEdge: { fields: ['from', 'to', 'port'], required: ['from', 'to', 'port'] },
+  RunDeltaEvent: { fields: ['node_id', 'index', 'text'], required: ['node_id', 'index', 'text'] },
   RunNodeEvent: {
     fields: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],
     required: ['node_id', 'type', 'status', 'started_at', 'completed_at', 'cost', 'error'],

@@ -99,6 +99,7 @@ export async function invokeExecutor(
     ...(core.nodeRoutes ? { routes: core.nodeRoutes } : {}),
     workDir: work.path,
     providerJobs: providerJobs(core.db.pool, attemptKey),
+    emitDelta: core.deltas.emitter(run.id, node.id),
   };
 
   const startedAt = new Date();

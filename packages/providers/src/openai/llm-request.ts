@@ -3,6 +3,7 @@ import { asText, assetIds, many, NodeFailure, single, type NodeContext } from '@
 import type OpenAI from 'openai';
 
 type Body = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+export type LlmBody = Omit<Body, 'stream'>;
 type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 
 /** What vision models read as they are; any other image is sent as PNG. */
@@ -49,8 +50,11 @@ async function imagePart(ctx: NodeContext, assetId: string): Promise<UserPart> {
   return { type: 'image_url', image_url: { url: `data:${type};base64,${bytes.toString('base64')}` } };
 }
 
-/** The chat completion request of an `llm` node. */
-export async function llmRequest(ctx: NodeContext, model: string): Promise<Body> {
+/**
+ * The chat completion request of an `llm` node, without `stream` (the call
+ * decides; `options.stream: false` is read there).
+ */
+export async function llmRequest(ctx: NodeContext, model: string): Promise<LlmBody> {
   const messages: Body['messages'] = [];
   if (ctx.inputs.system !== undefined) {
     const system = asText(single(ctx, 'system'));
@@ -64,9 +68,10 @@ export async function llmRequest(ctx: NodeContext, model: string): Promise<Body>
     messages.push({ role: 'user', content: last && images.length > 0 ? [{ type: 'text', text }, ...images] : text });
   });
   const { temperature, max_tokens, json_schema, options } = ctx.params as LlmParams;
+  const { stream: _stream, stream_options: _streamOptions, ...settings } = options ?? {};
   return {
     // Provider-specific settings first: the node's own params win over them.
-    ...(options ?? {}),
+    ...settings,
     model,
     messages,
     ...(temperature !== undefined ? { temperature } : {}),
@@ -74,6 +79,5 @@ export async function llmRequest(ctx: NodeContext, model: string): Promise<Body>
     ...(json_schema
       ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: json_schema, strict: true } } }
       : {}),
-    stream: false,
-  } as Body;
+  } as LlmBody;
 }

@@ -1867,7 +1867,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting) and one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
+                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event but `delta` has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting); every event has one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes; `delta`, text a node produces as it comes (an `llm` node streaming its answer; its data: #/components/schemas/RunDeltaEvent), `index` counting the chunks of the node's execution from 0 (0 again: its text starts over), the text of its chunks in order making its output. Deltas have no id and are never stored: a resumed stream sends none from before it, and a client that reads too slowly may miss some (a gap in `index`); the output is in the run's results. Clients that do not read them can ignore them. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
                 200: {
                     headers: {
                         /** @description Requests allowed in the window */
@@ -5227,7 +5227,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting) and one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
+                /** @description A Server-Sent Events stream (`text/event-stream`) of the run, until it ends (docs/api.md#following-a-run-live). Every event but `delta` has an `id:` (opaque: send the last one back as `Last-Event-ID` when reconnecting); every event has one line of JSON as `data:`. Events: `run`, the whole record as GET of the run answers it (always the first event, also of a resumed stream, then again whenever it changes); `node`, a node that changed state (its data: #/components/schemas/RunNodeEvent); `end`, the final record (completed, failed or canceled), after which the stream closes; `delta`, text a node produces as it comes (an `llm` node streaming its answer; its data: #/components/schemas/RunDeltaEvent), `index` counting the chunks of the node's execution from 0 (0 again: its text starts over), the text of its chunks in order making its output. Deltas have no id and are never stored: a resumed stream sends none from before it, and a client that reads too slowly may miss some (a gap in `index`); the output is in the run's results. Clients that do not read them can ignore them. A stream opened on a run that has ended sends `run` then `end`. Events are snapshots: several quick changes may come as one event with the latest state. An idle stream gets a comment line (`: keep-alive`) every 15 s. A stream that closes without `end` (a network error, a gateway instance stopping): reconnect with Last-Event-ID after about 1 s. */
                 200: {
                     headers: {
                         /** @description Requests allowed in the window */
@@ -7432,6 +7432,15 @@ export interface components {
             /** Format: date-time */
             started_at?: string | null;
             status: components["schemas"]["FlowRunStatus"];
+        };
+        /** @description The data of a `delta` event of a run's event stream (GET /runs/{run_id}/events): text a node produces as it comes (an `llm` node streaming its answer). Sent without an id, never stored, never sent again. */
+        RunDeltaEvent: {
+            /** @description The chunk's place in the text of the node's execution, from 0 (0 again: the text starts over). */
+            index: number;
+            /** @description The node producing the text. */
+            node_id: string;
+            /** @description The chunk: the texts of the chunks in order make the output. */
+            text: string;
         };
         /** @description The flow of the agent version a run executes, with the state of each node when read. */
         RunGraph: {

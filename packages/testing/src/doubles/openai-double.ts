@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import {
   chatCompletion,
+  chatCompletionChunks,
   imagesResponse,
   mediaBytes,
   modelList,
@@ -57,6 +58,17 @@ export interface OpenAIDouble {
   chatLatencyMs: number;
   /** Chat requests received and not answered yet. */
   chatsInFlight: number;
+  /**
+   * Whether a chat request with `stream: true` is answered as a stream (true by
+   * default); false plays a server that ignores `stream` and answers JSON.
+   */
+  streams: boolean;
+  /** The pause between the chunks of a streamed answer, in ms (a provider writing as it goes). */
+  chunkGapMs: number;
+  /** Streamed chat answers whose client hung up before their end (a cancel or timeout reaching the provider). */
+  chatsCut: number;
+  /** Holds every chat answer until the function returned is called (answers already held then go on). */
+  holdChats(): () => void;
   /** The usage every chat answer reports. */
   usage: { prompt_tokens: number; completion_tokens: number };
   /** The token usage gpt-image answers report (per request). */
@@ -102,7 +114,8 @@ async function parsed(req: http.IncomingMessage, raw: Buffer) {
 
 /**
  * A loopback server speaking OpenAI's protocol as the SDK drives it: chat
- * completions (non-streaming), images generations and edits, speech,
+ * completions (streamed as server-sent `chat.completion.chunk`s when asked,
+ * word by word, ending with `data: [DONE]`), images generations and edits, speech,
  * transcriptions, video jobs (create, retrieve, content, delete) and models.
  * Real-shaped bodies, errors and media; every request recorded; outcomes
  * scripted. An `ok` chat answer is `echo: <the last user message's text>`.
@@ -111,6 +124,7 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
   let outcome: DoubleOutcome = 'ok';
   let nextVideo = 0;
   const polls = new Map<string, { seen: number; script: VideoScript }>();
+  let held: Promise<void> = Promise.resolve();
   const double: OpenAIDouble = {
     baseURL: '',
     requests: [],
@@ -119,6 +133,14 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
     },
     chatLatencyMs: 0,
     chatsInFlight: 0,
+    streams: true,
+    chunkGapMs: 5,
+    chatsCut: 0,
+    holdChats() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return release;
+    },
     usage: { prompt_tokens: 12_345, completion_tokens: 6_789 },
     imageUsage: { input_tokens: 50, output_tokens: 4160 },
     jsonAnswer: '{"title":"Cats","score":7}',
@@ -236,15 +258,8 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
           await delay(double.chatLatencyMs);
           double.chatsInFlight--;
         }
-        return send(
-          200,
-          chatCompletion(
-            double.requests.length,
-            model,
-            outcome === 'json' ? double.jsonAnswer : `echo: ${lastUserText(body)}`,
-            double.usage,
-          ),
-        );
+        await held;
+        return chat(res, body, double.requests.length, model);
       case 'GET /v1/models':
         return send(200, modelList());
       case 'POST /v1/images/generations':
@@ -278,6 +293,27 @@ export async function startOpenAIDouble(): Promise<OpenAIDouble> {
       default:
         return unknown();
     }
+  }
+
+  async function chat(res: http.ServerResponse, body: RecordedRequest['body'], n: number, model: string) {
+    const content = outcome === 'json' ? double.jsonAnswer : `echo: ${lastUserText(body)}`;
+    if (body.stream !== true || !double.streams) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(chatCompletion(n, model, content, double.usage)));
+    }
+    const options = body.stream_options as { include_usage?: boolean } | undefined;
+    const pieces = content.match(/\S+\s*|\s+/g) ?? [];
+    const chunks = chatCompletionChunks(n, model, pieces, options?.include_usage ? double.usage : undefined);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.once('close', () => {
+      if (!res.writableFinished) double.chatsCut++;
+    });
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0 && double.chunkGapMs > 0) await delay(double.chunkGapMs);
+      if (res.destroyed) return;
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
+    res.end('data: [DONE]\n\n');
   }
 
   const server = await startLoopbackServer((req, res, body) =>

@@ -30,6 +30,39 @@ export function chatCompletion(
   };
 }
 
+/**
+ * A chat answer as `stream: true` sends it: the role first, `content` in
+ * `pieces`, the finish, then (with `stream_options.include_usage`) a last
+ * chunk of no choices carrying the usage, every other chunk `usage: null`.
+ */
+export function chatCompletionChunks(
+  n: number,
+  model: string,
+  pieces: string[],
+  usage: { prompt_tokens: number; completion_tokens: number } | undefined,
+): OpenAI.Chat.Completions.ChatCompletionChunk[] {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (
+    choices: OpenAI.Chat.Completions.ChatCompletionChunk['choices'],
+    last?: OpenAI.Completions.CompletionUsage,
+  ): OpenAI.Chat.Completions.ChatCompletionChunk => ({
+    id: `chatcmpl-${n}`,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices,
+    ...(usage ? { usage: last ?? null } : {}),
+  });
+  const delta = (d: OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta, finish: 'stop' | null = null) =>
+    chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  return [
+    delta({ role: 'assistant', content: '', refusal: null }),
+    ...pieces.map((content) => delta({ content })),
+    delta({}, 'stop'),
+    ...(usage ? [chunk([], { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens })] : []),
+  ];
+}
+
 export function modelList(): { object: 'list'; data: OpenAI.Models.Model[] } {
   const model: OpenAI.Models.Model = { id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'openai' };
   return { object: 'list', data: [model] };

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { listenForRunChanges, runVersions } from '@weft/engine';
+import { listenForRunChanges, listenForRunDeltas, runVersions, type RunDeltaListener } from '@weft/engine';
 import { ClientClosedRequestError, invalid, NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import type { Redis } from 'ioredis';
 import type { RunKind } from '../run-kind';
@@ -24,14 +24,23 @@ export interface RunEventHubOptions extends FeedContext {
  * lost while the subscription was down are made up for by reading every run
  * followed when it comes back, and, at each keep-alive, reading the runs
  * whose version moved past what their streams were sent.
+ *
+ * Deltas (text a node produces as it comes) are not in PostgreSQL: each run
+ * followed here has its Redis channel subscribed while it has streams, and
+ * each delta goes to its streams as it arrives, without an id.
  */
 export class RunEventHub {
   private readonly feeds = new Map<string, RunFeed>();
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
   private closing = false;
+  private readonly deltas: RunDeltaListener;
 
-  constructor(private readonly options: RunEventHubOptions) {}
+  constructor(private readonly options: RunEventHubOptions) {
+    this.deltas = listenForRunDeltas(options.subscriber, options.redisPrefix, (runId, message) =>
+      this.feeds.get(runId)?.delta(message),
+    );
+  }
 
   /** Streams open on this instance. */
   get size(): number {
@@ -73,16 +82,26 @@ export class RunEventHub {
     if (this.closing) throw new ServiceUnavailableError('This gateway instance is shutting down: reconnect', 1);
     let feed = this.feeds.get(runId);
     if (!feed) {
-      feed = new RunFeed(runId, this.options, (empty) => {
-        if (this.feeds.get(empty.runId) === empty) this.feeds.delete(empty.runId);
+      const created = new RunFeed(runId, this.options, (empty) => {
+        if (this.feeds.get(empty.runId) !== empty) return;
+        this.feeds.delete(empty.runId);
+        this.deltas.unfollow(empty.runId);
       });
+      const following = this.deltas.follow(runId).catch((err: unknown) => {
+        // The stream goes on without deltas: its events come from PostgreSQL.
+        this.options.logger.warn({ err, runId }, 'run events: subscribing to the deltas of a run failed');
+      });
+      // While Redis is away the subscription waits for it; the stream does not.
+      if (this.options.subscriber.status === 'ready') created.deltasFollowed = following;
+      feed = created;
       this.feeds.set(runId, feed);
     }
     // Registered before the read: a change committed after it is announced to this stream too.
     const stream = new RunStream(res, from, feed);
     feed.streams.add(stream);
     try {
-      const batch = await feed.read(kind, orgId, stream.since);
+      // Subscribed before the first event: a client that has it gets every delta published after.
+      const [batch] = await Promise.all([feed.read(kind, orgId, stream.since), feed.deltasFollowed]);
       if (!batch) throw new NotFoundError('Run');
       if (!stream.fits(batch)) throw invalid(LAST_EVENT_ID_LOC, NOT_AN_EVENT_ID, 'value_error');
       if (stream.closed) {

@@ -31,6 +31,8 @@ export class RunFeed implements StreamOwner {
   private scope: { kind: RunKind; orgId: string } | undefined;
   private reading = false;
   private again = false;
+  /** Resolves once the run's deltas reach this instance (or that could not be arranged). */
+  deltasFollowed: Promise<void> = Promise.resolve();
 
   constructor(
     readonly runId: string,
@@ -62,6 +64,11 @@ export class RunFeed implements StreamOwner {
     this.readWhileChanging().catch((err: unknown) =>
       this.ctx.logger.error({ err, runId: this.runId }, 'run events: sending the run to its streams failed'),
     );
+  }
+
+  /** A delta of the run (one line of JSON): to every stream that can send it now. */
+  delta(message: string): void {
+    for (const stream of this.streams) stream.delta(message);
   }
 
   wantsRead(): void {

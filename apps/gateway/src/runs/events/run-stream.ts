@@ -142,6 +142,16 @@ export class RunStream {
     if (out !== '') this.write(out);
   }
 
+  /**
+   * A delta (`data`: its JSON), sent as it comes and without an id: it is not
+   * a change of the run, and a reconnecting client resumes after the last
+   * change it had. Dropped while the client has not taken what was written
+   * (it sees a gap in `index`): the text is in the node's output anyway.
+   */
+  delta(data: string): void {
+    if (this.ready) this.write(`event: delta\ndata: ${data}\n\n`);
+  }
+
   /** The comment that keeps an idle connection (and every proxy on its way) open. */
   keepAlive(): void {
     if (this.ready) this.write(KEEP_ALIVE);
