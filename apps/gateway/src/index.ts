@@ -5,4 +5,4 @@ export { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './testing/
 export { startRunStack, type RunStack } from './testing/test-runs';
 export { openApiDocument } from './openapi/openapi-document';
 export { pngBytes } from './testing/asset-fixtures';
-export { clientFlows } from './testing/client-flows';
+export { clientFlows, clientNodeRoutes } from './testing/client-flows';

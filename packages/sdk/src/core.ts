@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { WeftApiError, WeftError } from './errors';
-import { followRun, type FollowOptions, type RunEvent } from './events';
+import { followRun, followStream, type FollowOptions, type RunEvent } from './events';
 import type { paths } from './generated/openapi';
 import { paginate } from './pagination';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
@@ -23,6 +23,7 @@ import type {
   NodeTypeInfo,
   PendingReview,
   ReviewOutput,
+  RunDelta,
   RunRef,
 } from './types';
 import { runKindOf } from './types';
@@ -67,6 +68,8 @@ export interface UploadOptions {
 export interface WaitOptions extends FollowOptions {
   /** Called with every event (a `run` snapshot, a `node` change, the `end`). */
   onEvent?: (event: RunEvent) => void | Promise<void>;
+  /** Called with each delta: text a node produces as it comes (an `llm` node streaming its answer). */
+  onDelta?: (delta: RunDelta) => void | Promise<void>;
   /**
    * Called once for each review that waits: return a decision to send, or
    * undefined to leave the review to someone else (the wait goes on).
@@ -197,8 +200,22 @@ export class WeftCore {
   }
 
   /**
+   * The deltas of a run (text its nodes produce as they go: an `llm` node's
+   * answer as it is written), until the run ends. Deltas are not stored: only
+   * those sent while following come, none from before, and none where the run
+   * is polled. `index` 0 starts a node's text (again, when it is executed again).
+   */
+  async *deltas(run: RunRef, options: FollowOptions = {}): AsyncGenerator<RunDelta, void, undefined> {
+    const events = followStream(this.runSource(), runKindOf(run), run.id, { ...this.followDefaults, ...options }, true);
+    for await (const event of events) {
+      if (event.type === 'delta') yield event.delta;
+    }
+  }
+
+  /**
    * Follows a run until it ends and resolves to its final record, calling
-   * `onEvent` with each event and `onReview` with each review that waits.
+   * `onEvent` with each event, `onDelta` with each delta and `onReview` with
+   * each review that waits.
    * Aborting the signal stops the wait, not the run.
    */
   async wait(run: RunRef, options: WaitOptions = {}): Promise<AnyRun> {
@@ -222,7 +239,15 @@ export class WeftCore {
         }
       }
     };
-    for await (const event of this.follow(run, options)) {
+    const { onDelta } = options;
+    const events = onDelta
+      ? followStream(this.runSource(), kind, run.id, { ...this.followDefaults, ...options }, true)
+      : this.follow(run, options);
+    for await (const event of events) {
+      if (event.type === 'delta') {
+        await onDelta?.(event.delta);
+        continue;
+      }
       await options.onEvent?.(event);
       if (event.type === 'end') return event.run;
       if (!options.onReview) continue;

@@ -90,6 +90,40 @@ test('reads run, node and end events; a stream closed without end is resumed fro
   ).toBe(true);
 });
 
+test('deltas have no id: a stream dropped after one resumes after the last event that had one', async () => {
+  let connections = 0;
+  const delta = (index: number, text: string) =>
+    `event: delta\ndata: ${JSON.stringify({ node_id: 'write', index, text })}\n\n`;
+  server = await startLoopback((_req, res) => {
+    const send = sse(res);
+    if (++connections === 1) {
+      send('run', '1', running);
+      res.write(delta(0, 'Hel'));
+      res.write(delta(1, 'lo'));
+      res.end();
+      return;
+    }
+    res.write(delta(2, '!'));
+    send('end', '2', done);
+    res.end();
+  });
+  const deltas: unknown[] = [];
+  const { events, final } = await collect(server.url, { onDelta: (d) => void deltas.push(d) });
+  expect(final).toEqual(done);
+  expect(events.map((e) => e.type)).toEqual(['run', 'end']);
+  expect(deltas).toEqual([
+    { node_id: 'write', index: 0, text: 'Hel' },
+    { node_id: 'write', index: 1, text: 'lo' },
+    { node_id: 'write', index: 2, text: '!' },
+  ]);
+  expect(server.seen.map((r) => r.headers['last-event-id'])).toEqual([undefined, '1']);
+  // A follower that did not ask for deltas sees the stream as it was.
+  connections = 0;
+  const plain: RunEvent[] = [];
+  for await (const event of client(server.url).follow({ kind: 'agent', id: RUN_ID })) plain.push(event);
+  expect(plain.map((e) => e.type)).toEqual(['run', 'end']);
+});
+
 test('a broken connection is resumed too', async () => {
   let connections = 0;
   server = await startLoopback((req, res) => {

@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { WeftError } from './errors';
 import { isNetworkError, sleep } from './retry';
 import { apiError, type Transport } from './transport';
-import { hasEnded, RUN_PATHS, type AnyRun, type RunKind } from './types';
+import { hasEnded, RUN_PATHS, type AnyRun, type RunDelta, type RunKind } from './types';
 
 // Following a run: its event stream (`GET /runs/{id}/events`, server-sent
 // events), or polling `GET` of the run where the gateway has no stream.
@@ -12,7 +12,9 @@ import { hasEnded, RUN_PATHS, type AnyRun, type RunKind } from './types';
 // resumed one too), `node` a node's new state, `end` the final record, after
 // which the server closes. A stream that closes without `end`, or a broken
 // connection, is opened again with `Last-Event-ID`; events are snapshots, and a
-// resumed stream sends every change after that id.
+// resumed stream sends every change after that id. `delta` events (text a node
+// produces as it comes) have no id and are never sent again: a resumed stream
+// goes on with the deltas published from then on.
 
 /** A node's state, as a `node` event reports it. */
 export interface NodeState {
@@ -50,13 +52,30 @@ export interface RunSource {
 /** After this many streams in a row that close without one event, the stream is given up for polling. */
 const EMPTY_STREAMS_BEFORE_POLLING = 3;
 
+/** A run's event or, for a follower that asked for them, one of its deltas. */
+export type StreamEvent = RunEvent | { type: 'delta'; delta: RunDelta };
+
 /** The events of a run until it ends; the last one is always `end`. */
-export async function* followRun(
+export function followRun(
   source: RunSource,
   kind: RunKind,
   runId: string,
   options: FollowOptions = {},
 ): AsyncGenerator<RunEvent, void, undefined> {
+  return followStream(source, kind, runId, options, false) as AsyncGenerator<RunEvent, void, undefined>;
+}
+
+/**
+ * The events of a run until it ends, with its deltas when `deltas` is true (a
+ * polled run has none).
+ */
+export async function* followStream(
+  source: RunSource,
+  kind: RunKind,
+  runId: string,
+  options: FollowOptions,
+  deltas: boolean,
+): AsyncGenerator<StreamEvent, void, undefined> {
   const { signal } = options;
   let lastEventId: string | undefined;
   let emptyStreams = 0;
@@ -80,6 +99,11 @@ export async function* followRun(
       for await (const message of readEvents(response, connection, options.idleTimeoutMs ?? 45_000)) {
         // Every id counts, also an event this client skips: the server resumes after it.
         if (message.id) lastEventId = message.id;
+        if (message.event === 'delta') {
+          received++;
+          if (deltas) yield { type: 'delta', delta: parseData(message) as RunDelta };
+          continue;
+        }
         const event = toRunEvent(message);
         if (!event) continue;
         received++;
@@ -150,15 +174,20 @@ async function* readEvents(
   }
 }
 
+function parseData(message: EventSourceMessage): unknown {
+  try {
+    return JSON.parse(message.data);
+  } catch {
+    throw new WeftError(
+      `The event stream sent a ${message.event} event whose data is not JSON: ${message.data.slice(0, 200)}`,
+    );
+  }
+}
+
 function toRunEvent(message: EventSourceMessage): RunEvent | undefined {
   const type = message.event;
   if (type !== 'run' && type !== 'node' && type !== 'end') return undefined; // unknown events are skipped
-  let data: unknown;
-  try {
-    data = JSON.parse(message.data);
-  } catch {
-    throw new WeftError(`The event stream sent a ${type} event whose data is not JSON: ${message.data.slice(0, 200)}`);
-  }
+  const data = parseData(message);
   const id = message.id;
   if (type === 'node') return { type, node: data as NodeState, ...(id ? { id } : {}) };
   return { type, run: data as AnyRun, ...(id ? { id } : {}) };

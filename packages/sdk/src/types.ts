@@ -24,6 +24,8 @@ export type AssetVisibility = Schemas['AssetVisibility'];
 export type Credential = Schemas['Credential'];
 export type NodeTypeInfo = Schemas['NodeTypeInfo'];
 export type ChosenNodeRoute = Schemas['ChosenNodeRoute'];
+/** A chunk of the text a node produces as it comes (an `llm` node streaming its answer), as a `delta` event carries it. */
+export type RunDelta = Schemas['RunDeltaEvent'];
 
 type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
   ? Omit<NonNullable<Q>, 'cursor'>

@@ -1,7 +1,10 @@
 import type { Flow } from '@weft/contracts';
+import type { NodeRoutes } from '@weft/nodes';
+import { createNodeRoutes } from '@weft/providers';
 
 // Small flows the clients' tests (the SDK, the CLI) publish as agents: each one
-// shows a behaviour a client must handle, and runs without a provider.
+// shows a behaviour a client must handle, and runs without a provider but `llm`,
+// whose provider is the OpenAI double (clientNodeRoutes).
 
 export const clientFlows = {
   /** Text in, its first line out: instant nodes only. */
@@ -40,4 +43,17 @@ export const clientFlows = {
     ],
     outputs: [{ id: 'square', type: 'images', description: '1:1 crop' }],
   }),
+  /** A topic answered by an llm node: its answer streams (`delta` events). */
+  llm: (): Flow => ({
+    nodes: [
+      { id: 'topic', type: 'text_input', description: 'Topic', required: true },
+      { id: 'write', type: 'llm', inputs: { prompt: 'topic' } },
+    ],
+    outputs: [{ id: 'write', type: 'text', description: 'The answer' }],
+  }),
 };
+
+/** The routes of a worker whose `llm` nodes ask the OpenAI-compatible server at `baseURL` (a double's). */
+export function clientNodeRoutes(baseURL: string): NodeRoutes {
+  return createNodeRoutes({ OPENAI_API_KEY: 'sk-test-clients', OPENAI_BASE_URL: baseURL });
+}

@@ -17,8 +17,11 @@ export interface SdkStack {
   close(): Promise<void>;
 }
 
-export async function startSdkStack(env: Record<string, string> = {}): Promise<SdkStack> {
-  const stack = await startRunStack(env);
+export async function startSdkStack(
+  env: Record<string, string> = {},
+  worker: Parameters<typeof startRunStack>[1] = {},
+): Promise<SdkStack> {
+  const stack = await startRunStack(env, worker);
   const baseUrl = `http://127.0.0.1:${(stack.gw.server.address() as AddressInfo).port}`;
   const newClient = async (options: WeftClientOptions = {}) => {
     const { apiKey } = await stack.gw.createOrg('SDK org', 1000);

@@ -49,6 +49,13 @@ export class RunEventHub {
     return n;
   }
 
+  /** Streams of run `runId` open on this instance that have sent their first events (and get its deltas). */
+  sending(runId: string): number {
+    let n = 0;
+    for (const stream of this.feeds.get(runId)?.streams ?? []) if (stream.ready) n++;
+    return n;
+  }
+
   /** Subscribes to run changes and starts the keep-alive. Resolves once subscribed. */
   async start(): Promise<void> {
     const { subscriber, keepAliveMs } = this.options;
