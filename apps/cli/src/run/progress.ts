@@ -1,13 +1,16 @@
 import { Presets, SingleBar } from 'cli-progress';
-import type { AnyRun, RunEvent } from '@weft/sdk';
+import type { AnyRun, RunDelta, RunEvent } from '@weft/sdk';
 import type { CliIo } from '../io';
 
 // What `weft run` and `weft runs watch` show while a run goes: on a terminal a
-// progress bar with the node running and the elapsed time; elsewhere one line
-// per change on stderr; with --json nothing.
+// progress bar with the node running and the elapsed time, and the text nodes
+// write as they go (an llm's answer) above it; elsewhere one line per change on
+// stderr; with --json nothing.
 
 export interface Progress {
   event(event: RunEvent): void;
+  /** Text a node produces as it comes: shown where a person watches, nowhere else. */
+  delta(delta: RunDelta): void;
   /** Prints a line above the bar (or as a line). */
   note(text: string): void;
   /** Around a prompt: the bar steps aside and comes back. */
@@ -20,7 +23,7 @@ export type ProgressMode = 'bar' | 'lines' | 'quiet';
 
 export function createProgress(io: CliIo, mode: ProgressMode): Progress {
   if (mode === 'bar' && io.terminal) return new BarProgress(io.terminal.output as NodeJS.WriteStream);
-  if (mode === 'quiet') return { event: () => undefined, note: () => undefined, pause: noop, resume: noop, stop: noop };
+  if (mode === 'quiet') return { event: noop, delta: noop, note: noop, pause: noop, resume: noop, stop: noop };
   return new LineProgress(io);
 }
 
@@ -46,6 +49,8 @@ class BarProgress implements Progress {
   // The bar's own clock restarts with it after each prompt; this one counts from the command's start.
   private readonly started = Date.now();
   private readonly ticker: NodeJS.Timeout;
+  /** The node whose text is being written (the bar is aside meanwhile), and its last chunk. */
+  private writing: { nodeId: string; index: number } | undefined;
 
   constructor(private readonly output: NodeJS.WriteStream) {
     this.bar = new SingleBar(
@@ -64,9 +69,31 @@ class BarProgress implements Progress {
   }
 
   event(event: RunEvent): void {
+    this.endText();
     this.node = nodeLabel(event, this.node);
     if (event.type !== 'node') this.value = Math.round(runProgress(event.run) * 100);
     this.render();
+  }
+
+  /**
+   * The bar steps aside while a node's text comes: `<node> › ` then the text
+   * as it is written, until the next event brings the bar back.
+   */
+  delta(delta: RunDelta): void {
+    if (this.writing?.nodeId !== delta.node_id || delta.index <= this.writing.index) {
+      this.endText();
+      this.pause();
+      this.output.write(`${delta.node_id} › `);
+    }
+    this.writing = { nodeId: delta.node_id, index: delta.index };
+    this.output.write(delta.text);
+  }
+
+  private endText(): void {
+    if (!this.writing) return;
+    this.writing = undefined;
+    this.output.write('\n');
+    this.resume();
   }
 
   private render(): void {
@@ -78,6 +105,7 @@ class BarProgress implements Progress {
   }
 
   note(text: string): void {
+    this.endText();
     if (!this.running) return void this.output.write(`${text}\n`);
     this.pause();
     this.output.write(`${text}\n`);
@@ -97,6 +125,7 @@ class BarProgress implements Progress {
   }
 
   stop(): void {
+    this.endText();
     clearInterval(this.ticker);
     this.render();
     this.pause();
@@ -130,6 +159,7 @@ class LineProgress implements Progress {
     );
   }
 
+  delta = noop;
   pause = noop;
   resume = noop;
   stop = noop;

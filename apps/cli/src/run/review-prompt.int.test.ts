@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { waitFor } from '@weft/testing';
 import { toArray } from '@weft/sdk';
 import { flows, startCliStack, type CliStack } from '../testing/cli-stack';
+import { inTerminal as openTerminal } from '../testing/terminal';
 
 // `weft run` on a terminal: the installed command in a pseudo-terminal
 // (util-linux `script`), driven by keystrokes as a person would: the progress
 // bar, then the review prompt (retry, then edit the proposed prompt).
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'weft.js');
 const DOWN = '\x1b[B';
 const ENTER = '\r';
 
@@ -18,36 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => cli?.close());
 
-/** `weft <args>` in a pseudo-terminal of 120 columns; its screen output accumulates in `screen()`. */
-function inTerminal(args: string[]) {
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
-    env: { ...process.env, WEFT_URL: cli.url, WEFT_API_KEY: cli.apiKey, TERM: 'xterm' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  return {
-    screen: () => output,
-    /** Waits until the screen shows `text` after what `since` was, and returns the new length. */
-    async waitFor(text: string | RegExp, since = 0) {
-      await waitFor(
-        `the terminal to show ${text}`,
-        () => {
-          const seen = output.slice(since);
-          return typeof text === 'string' ? seen.includes(text) : text.test(seen);
-        },
-        { timeoutMs: 20_000 },
-      );
-      return output.length;
-    },
-    type: (keys: string) => child.stdin.write(keys),
-    exited,
-    kill: () => child.kill('SIGKILL'),
-  };
-}
+const inTerminal = (args: string[]) => openTerminal(cli, args);
 
 test('shows progress, asks the review in the terminal, and finishes with the edited prompt', async () => {
   const agent = await cli.agent('Post idea (terminal)', flows.review());

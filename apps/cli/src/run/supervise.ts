@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { AnyRun, PendingReview, WaitOptions, WeftClient } from '@weft/sdk';
+import type { AnyRun, PendingReview, RunDelta, WaitOptions, WeftClient } from '@weft/sdk';
 import { EXIT, printJson, type CliIo } from '../io';
 import { createProgress, type Progress } from './progress';
 import { askReview } from './review-prompt';
@@ -63,7 +63,13 @@ export async function superviseRun(
   let final: AnyRun;
   try {
     final = await follow(
-      { onEvent: progressOf(client, progress, controller.signal), onReview, signal: controller.signal },
+      {
+        onEvent: progressOf(client, progress, controller.signal),
+        // Only a terminal shows them: scripts and --json get what they always had.
+        ...(interactive ? { onDelta: (delta: RunDelta) => progress.delta(delta) } : {}),
+        onReview,
+        signal: controller.signal,
+      },
       progress,
     );
   } catch (err) {

@@ -25,8 +25,11 @@ export interface CliResult {
   json<T = Record<string, unknown>>(): T;
 }
 
-export async function startCliStack(credits = 1000): Promise<CliStack> {
-  const stack = await startRunStack();
+export async function startCliStack(
+  credits = 1000,
+  worker: Parameters<typeof startRunStack>[1] = {},
+): Promise<CliStack> {
+  const stack = await startRunStack({}, worker);
   const url = `http://127.0.0.1:${(stack.gw.server.address() as AddressInfo).port}`;
   const { apiKey } = await stack.gw.createOrg('CLI org', credits);
   const client = new WeftClient({ baseUrl: url, apiKey });
