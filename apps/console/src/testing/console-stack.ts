@@ -19,9 +19,9 @@ export interface ConsoleStack {
 }
 
 /** The real gateway (serving a fresh build of the console) and workers, and Chromium. */
-export async function startConsoleStack(): Promise<ConsoleStack> {
+export async function startConsoleStack(worker: Parameters<typeof startRunStack>[1] = {}): Promise<ConsoleStack> {
   const build = buildConsole();
-  const stack = await startRunStack({ CONSOLE_DIR: build.dir });
+  const stack = await startRunStack({ CONSOLE_DIR: build.dir }, worker);
   const baseUrl = `http://127.0.0.1:${(stack.gw.server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

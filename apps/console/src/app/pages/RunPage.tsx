@@ -16,7 +16,7 @@ const FlowGraph = lazy(() => import('../components/FlowGraph'));
 /** One run, live: its state, the flow with each node's state, its results. */
 export function RunPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
   const client = useClient();
-  const { run, nodes, error } = useRunFeed(kind, id);
+  const { run, nodes, texts, error } = useRunFeed(kind, id);
   const graph = useLoad(
     async (signal): Promise<{ shape: GraphShape; states: Map<string, NodeView> }> => {
       const path = kind === 'app' ? '/app-runs/{run_id}/graph' : '/runs/{run_id}/graph';
@@ -48,6 +48,7 @@ export function RunPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
           <strong>{run.failure_reason ?? 'Failed'}:</strong> {run.error}
         </div>
       )}
+      <WritingNodes texts={texts} states={states} />
       <h2>Flow</h2>
       <ErrorNote error={graph.error} />
       {graph.data && (
@@ -75,6 +76,22 @@ export function RunPage({ kind, id }: { kind: 'agent' | 'app'; id: string }) {
       )}
       <ResultList results={run.results} />
     </section>
+  );
+}
+
+/** The text of each node that writes as it runs (an llm's answer streaming), until it settles. */
+function WritingNodes({ texts, states }: { texts: Map<string, string>; states: Map<string, NodeView> }) {
+  const writing = [...texts].filter(([nodeId]) => states.get(nodeId)?.status === 'running');
+  if (writing.length === 0) return null;
+  return (
+    <>
+      {writing.map(([nodeId, text]) => (
+        <section key={nodeId} className="node-writing" aria-label={`${nodeId} is writing`}>
+          <h2>{nodeId} is writing…</h2>
+          <p aria-live="polite">{text}</p>
+        </section>
+      ))}
+    </>
   );
 }
 
