@@ -1,6 +1,7 @@
 """Following a run: its event stream (resumed after a drop), and polling where there is none,
 against a loopback server speaking the gateway's event stream protocol."""
 
+import json
 import threading
 import unittest
 
@@ -92,6 +93,39 @@ class FollowTest(unittest.TestCase):
         self.assertEqual(second.headers["Accept"], "text/event-stream")
         # Followed by the stream alone: the run was never polled.
         self.assertEqual(server.seen("GET", "/runs/%s" % RUN_ID), [first, second])
+
+    def test_deltas_go_to_on_delta_only_and_never_move_the_resume_point(self):
+        def delta(index, text):
+            return "event: delta\ndata: %s\n\n" % json.dumps({"node_id": "write", "index": index, "text": text})
+
+        def handle(x):
+            x.start_stream()
+            if len(server.seen("GET", "/runs/%s/events" % RUN_ID)) == 1:
+                x.event("run", "1", run_record())
+                x.write(delta(0, "Hel"))
+                x.write(delta(1, "lo"))
+                x.end_stream()  # closed without the end: resumed after id 1
+                return
+            x.write(delta(2, "!"))
+            x.event("end", "2", DONE)
+            x.end_stream()
+
+        server, client = self.serve(handle)
+        events = []
+        deltas = []
+        final = client.runs.wait(RUN_ID, on_event=events.append, on_delta=deltas.append, timeout=30)
+        self.assertEqual(final, DONE)
+        self.assertEqual([(e.type, e.id) for e in events], [("run", "1"), ("end", "2")])
+        self.assertEqual(
+            deltas,
+            [
+                {"node_id": "write", "index": 0, "text": "Hel"},
+                {"node_id": "write", "index": 1, "text": "lo"},
+                {"node_id": "write", "index": 2, "text": "!"},
+            ],
+        )
+        second = server.seen("GET", "/runs/%s/events" % RUN_ID)[1]
+        self.assertEqual(second.headers["Last-Event-ID"], "1")
 
     def test_runs_events_yields_the_events_until_the_end(self):
         def handle(x):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from .follow import OnEvent, OnReview
+from .follow import OnDelta, OnEvent, OnReview
 from .inputs import prepare_inputs, resolve_target
 from .resources import Agents, Apps, Assets, Inputs, Record, Reviews, Runs
 from .transport import Params, Transport
@@ -81,6 +81,7 @@ class Client:
         timeout: Optional[float] = None,
         kind: Optional[str] = None,
         poll_interval: float = 2.0,
+        on_delta: Optional[OnDelta] = None,
     ) -> Record:
         """Run an agent or app to its end and return the final run record.
 
@@ -88,7 +89,7 @@ class Client:
         name is both). `inputs` maps input ids to values; files for asset inputs (paths,
         bytes, file objects) are uploaded first. With `external_id`, running again with the
         same key follows the run it created instead of starting another. Then as
-        Runs.wait(): `on_event`, `on_review`, `timeout`. The record's `status` says how it
+        Runs.wait(): `on_event`, `on_delta`, `on_review`, `timeout`. The record's `status` says how it
         ended (completed, failed, canceled); `results` holds the outputs.
         """
         found_kind, record = resolve_target(self, target, kind)
@@ -96,7 +97,12 @@ class Client:
         runs = self.runs if found_kind == "agent" else self.app_runs
         created = runs.create(record["id"], prepared, external_id=external_id)
         return runs.wait(
-            created["id"], on_event=on_event, on_review=on_review, timeout=timeout, poll_interval=poll_interval
+            created["id"],
+            on_event=on_event,
+            on_review=on_review,
+            timeout=timeout,
+            poll_interval=poll_interval,
+            on_delta=on_delta,
         )
 
     def __repr__(self) -> str:

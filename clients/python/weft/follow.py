@@ -23,6 +23,7 @@ RECONNECT_DELAY_CAP_SECONDS = 10.0
 FIRST_POLL_DELAY_SECONDS = 0.25
 
 OnEvent = Callable[[Event], None]
+OnDelta = Callable[[Dict[str, Any]], None]
 OnReview = Callable[[Dict[str, Any], Dict[str, Any]], Any]
 
 
@@ -36,10 +37,12 @@ class Follower:
         timeout: Optional[float],
         poll_interval: float,
         sleep: Callable[[float], None] = time.sleep,
+        on_delta: Optional[OnDelta] = None,
     ) -> None:
         self._runs = runs
         self._run_id = run_id
         self._on_event = on_event
+        self._on_delta = on_delta
         self._on_review = on_review
         self._deadline = time.monotonic() + timeout if timeout is not None else None
         self._poll_interval = max(FIRST_POLL_DELAY_SECONDS, poll_interval)
@@ -60,9 +63,14 @@ class Follower:
                 for event in stream_once(
                     self._runs._transport, self._runs._events_path(self._run_id), last_event_id, self._deadline
                 ):
+                    delay = RECONNECT_DELAY_SECONDS
+                    if event.type == "delta":
+                        # Text a node writes as it goes: not a change of the run, and it has no id.
+                        if self._on_delta is not None and isinstance(event.data, dict):
+                            self._on_delta(event.data)
+                        continue
                     if event.id is not None:
                         last_event_id = event.id
-                    delay = RECONNECT_DELAY_SECONDS
                     self._emit(event)
                     if event.type in ("run", "end") and isinstance(event.data, dict):
                         self._last = event.data

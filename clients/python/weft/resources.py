@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mappi
 from .decisions import Decision, DecisionLike, as_decision
 from .errors import WeftConflictError, WeftConnectionError, WeftNotFoundError
 from .events import Event, StreamClosed, stream_once
-from .follow import RECONNECT_DELAY_CAP_SECONDS, RECONNECT_DELAY_SECONDS, Follower, OnEvent, OnReview
+from .follow import RECONNECT_DELAY_CAP_SECONDS, RECONNECT_DELAY_SECONDS, Follower, OnDelta, OnEvent, OnReview
 from .multipart import FilePart, MultipartForm, Source
 from .transport import Params, Transport
 
@@ -188,15 +188,19 @@ class Runs(_Resource):
         on_review: Optional[OnReview] = None,
         timeout: Optional[float] = None,
         poll_interval: float = 2.0,
+        on_delta: Optional[OnDelta] = None,
     ) -> Record:
         """Follow the run until it ends and return its final record (whatever its status).
 
         Uses the event stream, or polls GET every `poll_interval` seconds at most where the
         gateway has none. `on_event(event)` sees every event; `on_review(review, run)` is
         called once per pending review and returns weft.approve(...), weft.retry(), or None
-        to leave it to someone else. Raises WeftTimeoutError after `timeout` seconds.
+        to leave it to someone else. `on_delta(delta)` is called with each `delta` event's
+        data, `{node_id, index, text}`: text a node writes as it goes (an llm's answer),
+        never stored (none from before, none when polling); on_event never sees them.
+        Raises WeftTimeoutError after `timeout` seconds.
         """
-        return Follower(self, run_id, on_event, on_review, timeout, poll_interval).wait()
+        return Follower(self, run_id, on_event, on_review, timeout, poll_interval, on_delta=on_delta).wait()
 
     def _events_path(self, run_id: str) -> str:
         return "%s/%s/events" % (self._path, run_id)
