@@ -6,8 +6,10 @@ import OpenAI from 'openai';
 // jobs (child → parent → grandparent, so each runs once the one before it has
 // completed), each making the same chat completion through the same `openai`
 // SDK to the same loopback server, with the previous job's answer as its
-// prompt. One process: it adds the chains (in batches, while its worker runs)
-// and executes them, as a minimal application of BullMQ would. The clock runs
+// prompt: streamed, with the usage in its last chunk, as Weft's llm nodes ask
+// for it (so that a run's event stream carries the text as it comes). One
+// process: it adds the chains (in batches, while its worker runs) and executes
+// them, as a minimal application of BullMQ would. The clock runs
 // from the first add to the last grandparent's completion, after WARM_UP chains
 // run the same way unmeasured (JIT, connections), as Weft's phases get a warm-up.
 // Prints one JSON line: { chains, seconds, chainsPerSecond, cpuUs (of that span), peakRssBytes }.
@@ -44,11 +46,15 @@ async function main() {
     QUEUE,
     async (job: Job<{ topic: string }>) => {
       const previous = Object.values(await job.getChildrenValues<string>())[0] ?? job.data.topic;
-      const answer = await client.chat.completions.create({
+      const stream = await client.chat.completions.create({
         model: 'gpt-4o-mini',
         messages: [{ role: 'user', content: previous }],
+        stream: true,
+        stream_options: { include_usage: true },
       });
-      return answer.choices[0]?.message.content ?? '';
+      let answer = '';
+      for await (const chunk of stream) answer += chunk.choices[0]?.delta.content ?? '';
+      return answer;
     },
     { connection, prefix, concurrency },
   );

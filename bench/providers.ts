@@ -95,6 +95,8 @@ async function main() {
   const stack = await startBenchStack({ name: 'bench-providers', dedicated: true });
   const double = await startOpenAIDouble();
   double.chatLatencyMs = CALL_MS;
+  // The answer's chunks at once after the latency: a call takes CALL_MS, streamed or not.
+  double.chunkGapMs = 0;
   const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   const redis = new Redis(stack.redisUrl);
   const postgresPid = await postmasterPid(db);

@@ -159,6 +159,7 @@ async function main() {
   // describes the routes); the worker fetches the double's loopback address under the outbound rules.
   if (runs('provider')) {
     double = await startOpenAIDouble();
+    double.chunkGapMs = 0;
     Object.assign(serviceEnv, {
       OPENAI_API_KEY: DOUBLE_KEY,
       OPENAI_BASE_URL: double.baseURL,

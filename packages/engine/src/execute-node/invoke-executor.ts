@@ -66,6 +66,7 @@ export async function invokeExecutor(
   const signal = timeout ? AbortSignal.any([scope.cancel, timeout]) : scope.cancel;
   const work = new WorkDir(core.nodeWorkRoot);
   const attemptKey = { runId: run.id, nodeId: node.id, attempt: job.attempt };
+  const deltas = core.deltas.emitter(run.id, node.id);
   const ctx: NodeContext = {
     runId: run.id,
     organizationId: run.organization_id,
@@ -99,7 +100,7 @@ export async function invokeExecutor(
     ...(core.nodeRoutes ? { routes: core.nodeRoutes } : {}),
     workDir: work.path,
     providerJobs: providerJobs(core.db.pool, attemptKey),
-    emitDelta: core.deltas.emitter(run.id, node.id),
+    emitDelta: deltas.emit,
   };
 
   const startedAt = new Date();
@@ -113,6 +114,7 @@ export async function invokeExecutor(
     if (timeout?.aborted) return new NodeFailure('timeout', `Node '${node.id}' did not finish within ${timeoutMs} ms`);
     return err instanceof NodeFailure ? err : internalFailure(core, node.id, err);
   } finally {
+    deltas.flush();
     await work.remove(core);
   }
   if (result.usage)
