@@ -83,6 +83,8 @@ interface Result {
   runs: number;
   completed: number;
   runsPerS: number;
+  /** Paced phases: runs completed per second from the first completion to the last. */
+  completionsPerS?: number;
   p50: number;
   p99: number;
   /** µs per completed run. */
@@ -224,9 +226,17 @@ async function main() {
     };
 
     const figures = async (agentId: string) => {
-      const { rows } = await db.query<{ runs: string; completed: string; span_s: number; p50: number; p99: number }>(
+      const { rows } = await db.query<{
+        runs: string;
+        completed: string;
+        span_s: number;
+        completing_s: number;
+        p50: number;
+        p99: number;
+      }>(
         `SELECT count(*) AS runs, count(*) FILTER (WHERE status = 'completed') AS completed,
                 extract(epoch FROM max(completed_at) - min(created_at))::float8 AS span_s,
+                extract(epoch FROM max(completed_at) - min(completed_at))::float8 AS completing_s,
                 percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - created_at) * 1000) AS p50,
                 percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - created_at) * 1000) AS p99
            FROM runs WHERE agent_id = $1`,
@@ -238,6 +248,8 @@ async function main() {
         runs: Number(r.runs),
         completed,
         runsPerS: completed / Math.max(0.001, r.span_s),
+        /** The rate runs completed at, first completion to last: what a paced phase sustains. */
+        completionsPerS: (completed - 1) / Math.max(0.001, r.completing_s),
         p50: r.p50,
         p99: r.p99,
       };
@@ -402,10 +414,11 @@ function report(results: Result[]) {
   }
   const defaults = find('defaults');
   if (defaults) {
-    const sustained = defaults.completed === defaults.runs && defaults.runsPerS >= OFFERED * 0.95;
+    const rate = defaults.completionsPerS ?? NaN;
+    const sustained = defaults.completed === defaults.runs && rate >= OFFERED * 0.95;
     console.log(
       `Target out of the box: ${OFFERED} runs/s sustained with p50 ≤ ${TARGET_DEFAULT_P50_MS} ms: ` +
-        `${defaults.runsPerS.toFixed(0)} runs/s, p50 ${defaults.p50.toFixed(0)} ms: ` +
+        `completed at ${rate.toFixed(0)} runs/s (first completion to last), p50 ${defaults.p50.toFixed(0)} ms: ` +
         `${verdict(sustained && defaults.p50 <= TARGET_DEFAULT_P50_MS)}`,
     );
   }
