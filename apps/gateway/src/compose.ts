@@ -3,10 +3,16 @@ import { createEngine, createRunQueues } from '@weft/engine';
 import { tracePool } from '@weft/media';
 import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
-import { createAssetJobProducer, createWebhookJobProducer, openObservedQueues } from '@weft/queue';
+import {
+  createAssetJobProducer,
+  createProducerConnection,
+  createWebhookJobProducer,
+  createWorkerConnection,
+  openObservedQueues,
+  redisTargetOf,
+} from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
 import { createStorage, createUrlSigner, storageConfigFromEnv } from '@weft/storage';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAssetFiles } from './assets/asset-files';
 import { createUploadMemory } from './assets/upload-memory';
@@ -45,9 +51,9 @@ export function createGatewayRuntime(
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
   });
-  const redis = new Redis(config.REDIS_URL, {
+  const redisTarget = redisTargetOf(config);
+  const redis = createProducerConnection(redisTarget, {
     enableOfflineQueue: redisOfflineQueue,
-    maxRetriesPerRequest: 1,
     commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -115,7 +121,7 @@ export function createGatewayRuntime(
     ...(config.RUN_FAULT_EXIT_AFTER_COMMIT ? { afterCreateCommit: () => process.exit(86) } : {}),
   });
   // Subscribed connections can send nothing else: run changes get a connection of their own.
-  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const subscriber = createWorkerConnection(redisTarget);
   subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber connection error'));
   const runEvents = new RunEventHub({
     pool: db.pool,

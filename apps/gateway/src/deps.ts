@@ -6,7 +6,7 @@ import type { RunEventHub } from './runs/events/run-event-hub';
 import type { Engine } from '@weft/engine';
 import type { Storage, UrlSigner } from '@weft/storage';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import type { DeploymentRoutes } from '@weft/providers';
 import type { AssetJobProducer, WebhookJobProducer } from '@weft/queue';
@@ -20,7 +20,7 @@ import type { GatewayMetrics } from './metrics/gateway-metrics';
 export interface GatewayDeps {
   config: GatewayConfig;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   authenticator: Authenticator;
   rateLimiter: RequestRateLimiter;

@@ -17,6 +17,7 @@ import {
   createWebhookJobProducer,
   createWorkerConnection,
   startDeadWorkerSweep,
+  type RedisTarget,
 } from '@weft/queue';
 import { ATTEMPT_TIMEOUT_MS, DeliveryStore } from '@weft/webhooks';
 import { createUrlSigner, type Storage } from '@weft/storage';
@@ -35,7 +36,8 @@ import { startWebhookProcessor } from './processors/webhook-jobs';
 export interface NodeWorkersOptions {
   db: Db;
   storage: Storage;
-  redisUrl: string;
+  /** The deployment's Redis: each worker part opens its own connections to it. */
+  redis: RedisTarget;
   redisPrefix: string;
   logger: Logger;
   lightConcurrency: number;
@@ -85,8 +87,8 @@ export interface NodeWorkers {
  */
 export async function startNodeWorkers(options: NodeWorkersOptions): Promise<NodeWorkers> {
   const { logger } = options;
-  const connection = createWorkerConnection(options.redisUrl);
-  const subscriber = createWorkerConnection(options.redisUrl);
+  const connection = createWorkerConnection(options.redis);
+  const subscriber = createWorkerConnection(options.redis);
   for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const lease = options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {};
   const queues = createRunQueues(connection, options.redisPrefix, {
@@ -158,7 +160,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
 export interface AssetWorkerOptions {
   db: Db;
   storage: Storage;
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   logger: Logger;
   concurrency: number;
@@ -178,7 +180,7 @@ export interface AssetWorker {
 /** Processing of stored files (thumbnails, metadata) over this worker's own Redis connection. */
 export async function startAssetWorker(options: AssetWorkerOptions): Promise<AssetWorker> {
   const { logger } = options;
-  const connection = createWorkerConnection(options.redisUrl);
+  const connection = createWorkerConnection(options.redis);
   connection.on('error', (err) => logger.warn({ err: err.message }, 'asset worker redis error'));
   const queue = new Queue(ASSET_QUEUE, { connection, prefix: options.redisPrefix });
   const processor = await startAssetProcessor({
@@ -210,7 +212,7 @@ export async function startAssetWorker(options: AssetWorkerOptions): Promise<Ass
 
 export interface WebhookWorkerOptions {
   db: Db;
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   logger: Logger;
   /** CREDENTIALS_KEY: opens the signing secrets. Unset, attempts fail saying so. */
@@ -235,7 +237,7 @@ export interface WebhookWorker {
 /** Webhook deliveries over this worker's own Redis connection: the processor and its sweep. */
 export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
   const { logger } = options;
-  const connection = createWorkerConnection(options.redisUrl);
+  const connection = createWorkerConnection(options.redis);
   connection.on('error', (err) => logger.warn({ err: err.message }, 'webhook worker redis error'));
   const jobs = createWebhookJobProducer(connection, options.redisPrefix, logger);
   const processor = startWebhookProcessor({

@@ -7,7 +7,13 @@ import { createDb } from '@weft/db';
 import { readiness } from '@weft/health';
 import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
-import { createWorkerConnection, startHeartbeat, watchEvictionPolicy, workerConnectionName } from '@weft/queue';
+import {
+  createWorkerConnection,
+  redisTargetOf,
+  startHeartbeat,
+  watchEvictionPolicy,
+  workerConnectionName,
+} from '@weft/queue';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
 import { logContextOptions } from '@weft/telemetry';
 import pino from 'pino';
@@ -32,7 +38,8 @@ async function main() {
     queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
   });
   // Named, so that other workers see from CLIENT LIST when this process is gone (@weft/queue heartbeat.ts).
-  const redis = createWorkerConnection(config.REDIS_URL, {
+  const redisTarget = redisTargetOf(config);
+  const redis = createWorkerConnection(redisTarget, {
     connectionName: workerConnectionName(config.REDIS_PREFIX, workerId),
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -74,7 +81,7 @@ async function main() {
   const nodeWorkers = await startNodeWorkers({
     db,
     storage,
-    redisUrl: config.REDIS_URL,
+    redis: redisTarget,
     redisPrefix: config.REDIS_PREFIX,
     logger,
     lightConcurrency: config.WORKER_LIGHT_CONCURRENCY,
@@ -99,7 +106,7 @@ async function main() {
   const assetWorker = await startAssetWorker({
     db,
     storage,
-    redisUrl: config.REDIS_URL,
+    redis: redisTarget,
     redisPrefix: config.REDIS_PREFIX,
     logger,
     concurrency: config.ASSET_PROCESSING_CONCURRENCY,
@@ -111,7 +118,7 @@ async function main() {
   });
   const webhookWorker = startWebhookWorker({
     db,
-    redisUrl: config.REDIS_URL,
+    redis: redisTarget,
     redisPrefix: config.REDIS_PREFIX,
     logger,
     keyring: config.CREDENTIALS_KEY ? parseKeyring(config.CREDENTIALS_KEY) : undefined,

@@ -110,3 +110,62 @@ export const otelEnvShape = (defaultServiceName: string) => ({
   OTEL_TRACES_SAMPLER_ARG: z.preprocess(unsetIfEmpty, z.coerce.number().min(0).max(1).default(1)),
   OTEL_SDK_DISABLED: envBool().default(false),
 });
+
+/** `host:port`, a port between 1 and 65535 (an IPv6 host in brackets). */
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/]+):(\d{1,5})$/;
+
+/**
+ * Where the gateway's and the worker's Redis is: REDIS_URL names one server;
+ * REDIS_CLUSTER_NODES, when set, names seed nodes of a Redis Cluster instead
+ * (REDIS_URL is then ignored). One of the two is required: check it with
+ * `requireRedisTarget` on the process's schema.
+ */
+export const redisEnvShape = {
+  REDIS_URL: envOptionalString().pipe(z.url().optional()),
+  /** Comma-separated `host:port` seeds of a Redis Cluster (any few of its nodes; the client discovers the rest). */
+  REDIS_CLUSTER_NODES: envList().pipe(
+    z.array(
+      z.string().refine((node) => {
+        const m = HOST_PORT.exec(node);
+        return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+      }, 'each entry must be host:port'),
+    ),
+  ),
+  /**
+   * Namespaces every Redis key, so several deployments (or test files) can share one Redis.
+   * On a cluster it is a hash tag (`weft` is used as `{weft}`: `withClusterPrefix`).
+   */
+  REDIS_PREFIX: envString().default('weft'),
+};
+
+/** Whether `key` has a hash tag: a non-empty `{...}`, the part of a key Redis Cluster hashes to pick its slot. */
+export function hasHashTag(key: string): boolean {
+  const open = key.indexOf('{');
+  return open >= 0 && key.indexOf('}', open + 1) > open + 1;
+}
+
+/**
+ * A parsed config whose REDIS_PREFIX is a hash tag when it names a cluster:
+ * every key under the prefix then lives in one slot, so Lua scripts and
+ * BullMQ's multi-key commands stay within it (ADR 0035). Applied by each
+ * process's loadConfig; a prefix with a tag already is kept.
+ */
+export function withClusterPrefix<C extends { REDIS_PREFIX: string; REDIS_CLUSTER_NODES: string[] }>(config: C): C {
+  if (config.REDIS_CLUSTER_NODES.length === 0 || hasHashTag(config.REDIS_PREFIX)) return config;
+  return { ...config, REDIS_PREFIX: `{${config.REDIS_PREFIX}}` };
+}
+
+/** Refinement of a schema spreading `redisEnvShape`: REDIS_URL or REDIS_CLUSTER_NODES must be set. */
+export function requireRedisTarget(
+  env: { REDIS_URL?: string | undefined; REDIS_CLUSTER_NODES: string[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (!env.REDIS_URL && env.REDIS_CLUSTER_NODES.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_URL'],
+      message:
+        'required: set REDIS_URL to a Redis server, or REDIS_CLUSTER_NODES to the host:port seeds of a Redis Cluster',
+    });
+  }
+}

@@ -2,7 +2,7 @@ import { isDatabaseUnavailable, type Db } from '@weft/db';
 import type { ImageLimits, NodeRoutes } from '@weft/nodes';
 import type { AssetJobProducer, ExecuteNodeJob, WebhookJobProducer } from '@weft/queue';
 import { createUrlSigner, type Storage, type UrlSigner } from '@weft/storage';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { CancelBus, InFlight } from './dispatch/cancel-bus';
@@ -31,7 +31,7 @@ export interface EngineOptions {
   db: Db;
   queues: RunQueues;
   /** Any connection that may PUBLISH (cancellations, run changes, deltas). */
-  publisher: Redis;
+  publisher: RedisClient;
   redisPrefix: string;
   logger: Logger;
   storage?: Storage;

@@ -1,5 +1,5 @@
 import { checkEvictionPolicy } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 // /readyz of the gateway and of every worker: database, Redis and object
 // storage reachable, and Redis' eviction policy `noeviction` (anything else
@@ -17,7 +17,7 @@ export interface Readiness {
 
 export interface ReadinessSources {
   pingDatabase(): Promise<unknown>;
-  redis: Redis;
+  redis: Redis | Cluster;
   pingStorage(): Promise<unknown>;
   /** The process's own conditions, by check name (a worker: `processors`, whether it takes jobs). */
   local?: Record<string, () => boolean>;

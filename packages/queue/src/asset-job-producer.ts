@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections';
 import type { Logger } from 'pino';
 import { ASSET_JOBS, ASSET_QUEUE, PROCESS_ASSET_JOB_OPTIONS, processAssetJobId } from './asset-jobs';
 
@@ -13,7 +13,7 @@ export interface AssetJobProducer {
   close(): Promise<void>;
 }
 
-export function createAssetJobProducer(connection: Redis, prefix: string, logger: Logger): AssetJobProducer {
+export function createAssetJobProducer(connection: RedisClient, prefix: string, logger: Logger): AssetJobProducer {
   const queue = new Queue(ASSET_QUEUE, { connection, prefix });
   queue.on('error', (err) => logger.warn({ err: err.message }, 'asset queue error'));
   return {

@@ -1,12 +1,108 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+
+/** A connection to the deployment's Redis: one server, or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Where Redis is: one server (REDIS_URL), or the seed nodes of a Redis Cluster
+ * (REDIS_CLUSTER_NODES, `host:port` each), from which the client learns the rest.
+ * A bare string is a URL.
+ */
+export type RedisTarget = string | { url: string } | { clusterNodes: readonly string[] };
+
+/** The target a process's config names: the cluster when REDIS_CLUSTER_NODES is set, else REDIS_URL. */
+export function redisTargetOf(config: {
+  REDIS_URL?: string | undefined;
+  REDIS_CLUSTER_NODES?: readonly string[];
+}): RedisTarget {
+  if (config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) {
+    return { clusterNodes: config.REDIS_CLUSTER_NODES };
+  }
+  if (!config.REDIS_URL) throw new Error('neither REDIS_URL nor REDIS_CLUSTER_NODES is set');
+  return { url: config.REDIS_URL };
+}
+
+export function isClusterTarget(target: RedisTarget): target is { clusterNodes: readonly string[] } {
+  return typeof target !== 'string' && 'clusterNodes' in target;
+}
+
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return redis instanceof Cluster;
+}
+
+/** `host:port` as ioredis takes a cluster's startup node. */
+function startupNode(node: string): { host: string; port: number } {
+  const at = node.lastIndexOf(':');
+  return { host: node.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(node.slice(at + 1)) };
+}
+
+/**
+ * The one place a Redis connection is made: a `Redis` for a URL, a `Cluster`
+ * for seed nodes, the same options either way (on a cluster they apply to
+ * each node's connection; the few ioredis keeps at the cluster level are
+ * moved there).
+ */
+export function createRedisClient(target: string | { url: string }, options?: RedisOptions): Redis;
+export function createRedisClient(target: RedisTarget, options?: RedisOptions): RedisClient;
+export function createRedisClient(target: RedisTarget, options: RedisOptions = {}): RedisClient {
+  if (!isClusterTarget(target)) return new Redis(typeof target === 'string' ? target : target.url, options);
+  const { enableOfflineQueue, lazyConnect, retryStrategy, keyPrefix, ...redisOptions } = options;
+  const clusterOptions: ClusterOptions = {
+    redisOptions,
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+    ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+    ...(retryStrategy ? { clusterRetryStrategy: (times: number) => retryStrategy(times) } : {}),
+    ...(keyPrefix !== undefined ? { keyPrefix } : {}),
+  };
+  return new Cluster(target.clusterNodes.map(startupNode), clusterOptions);
+}
+
+/**
+ * Another connection to the same Redis with some options changed (a
+ * subscriber's, say): ioredis' duplicate(), whose options a cluster keeps per node.
+ */
+export function duplicateClient(redis: RedisClient, options: RedisOptions = {}): RedisClient {
+  if (!isCluster(redis)) return redis.duplicate(options);
+  const { enableOfflineQueue, lazyConnect, ...redisOptions } = options;
+  return redis.duplicate([], {
+    redisOptions: { ...redis.options.redisOptions, ...redisOptions },
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+    ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+  });
+}
+
+/**
+ * The connections that answer for the keys: the server itself, or each
+ * master of a cluster. A command that walks the keyspace (SCAN) or asks
+ * about the server (INFO, CLIENT LIST) is sent to each.
+ */
+export function mastersOf(redis: RedisClient): Redis[] {
+  return isCluster(redis) ? redis.nodes('master') : [redis];
+}
+
+/** Keys matching `pattern` over every master (SCAN is per node on a cluster). */
+export async function scanKeys(redis: RedisClient, pattern: string, count = 100): Promise<string[]> {
+  const found: string[] = [];
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
 
 /**
  * Producers (the gateway) fail fast when Redis is away, so a request errors
  * instead of hanging; a run already committed is re-enqueued by the workers'
  * reconciler (docs/adr/0006-run-execution.md).
  */
-export function createProducerConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });
+export function createProducerConnection(target: string | { url: string }, options?: RedisOptions): Redis;
+export function createProducerConnection(target: RedisTarget, options?: RedisOptions): RedisClient;
+export function createProducerConnection(target: RedisTarget, options: RedisOptions = {}): RedisClient {
+  return createRedisClient(target, { enableOfflineQueue: false, maxRetriesPerRequest: 1, ...options });
 }
 
 /**
@@ -18,6 +114,8 @@ export function createProducerConnection(url: string, options: RedisOptions = {}
 export const WORKER_RUN_RETRY_DELAY_MS = 1_000;
 
 /** Workers wait for Redis forever: BullMQ requires `maxRetriesPerRequest: null` for blocking calls. */
-export function createWorkerConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, ...options });
+export function createWorkerConnection(target: string | { url: string }, options?: RedisOptions): Redis;
+export function createWorkerConnection(target: RedisTarget, options?: RedisOptions): RedisClient;
+export function createWorkerConnection(target: RedisTarget, options: RedisOptions = {}): RedisClient {
+  return createRedisClient(target, { maxRetriesPerRequest: null, ...options });
 }

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { mastersOf, type RedisClient } from './connections';
 import type { Logger } from 'pino';
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, heartbeatKey, workerConnectionName, type HeartbeatValue } from './heartbeat';
 
@@ -54,13 +54,13 @@ type HandBackCommand = (active: string, stalled: string, ...args: (string | numb
 
 const COMMAND = 'weftHandBackDeadJobs';
 
-function handBackCommand(redis: Redis): HandBackCommand {
+function handBackCommand(redis: RedisClient): HandBackCommand {
   if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: HAND_BACK_SCRIPT });
   return (redis as unknown as Record<typeof COMMAND, HandBackCommand>)[COMMAND].bind(redis);
 }
 
 /** The owners of the queues' active jobs (the `pb` of each), named ones only. */
-async function ownersOf(redis: Redis, queues: readonly Queue[]): Promise<Set<string>> {
+async function ownersOf(redis: RedisClient, queues: readonly Queue[]): Promise<Set<string>> {
   const owners = new Set<string>();
   for (const queue of queues) {
     const ids = await redis.lrange(queue.keys.active!, 0, -1);
@@ -72,11 +72,15 @@ async function ownersOf(redis: Redis, queues: readonly Queue[]): Promise<Set<str
   return owners;
 }
 
-/** Names of the connections Redis has now; undefined where CLIENT LIST is refused (some managed services). */
-async function connectionNames(redis: Redis): Promise<Set<string> | undefined> {
+/**
+ * Names of the connections Redis has now (on a cluster, those of any master: a
+ * worker's cluster client connects to each); undefined where CLIENT LIST is
+ * refused (some managed services).
+ */
+async function connectionNames(redis: RedisClient): Promise<Set<string> | undefined> {
   try {
-    const list = (await redis.call('CLIENT', 'LIST')) as string;
-    return new Set([...list.matchAll(/(?:^| )name=(\S+)/gm)].map((m) => m[1]!));
+    const lists = await Promise.all(mastersOf(redis).map((node) => node.call('CLIENT', 'LIST') as Promise<string>));
+    return new Set(lists.flatMap((list) => [...list.matchAll(/(?:^| )name=(\S+)/gm)].map((m) => m[1]!)));
   } catch {
     return undefined;
   }
@@ -89,7 +93,7 @@ async function connectionNames(redis: Redis): Promise<Set<string> | undefined> {
  * Redis no longer has (SIGKILLed a moment ago), the PTTL it has now, so a beat
  * landing before the hand-back spares it.
  */
-async function deadOwners(redis: Redis, prefix: string, owners: Set<string>): Promise<Map<string, number>> {
+async function deadOwners(redis: RedisClient, prefix: string, owners: Set<string>): Promise<Map<string, number>> {
   const dead = new Map<string, number>();
   if (owners.size === 0) return dead;
   const list = [...owners];
@@ -124,7 +128,11 @@ async function deadOwners(redis: Redis, prefix: string, owners: Set<string>): Pr
  * Hands back to the queues the active jobs of dead worker processes (see the
  * top of this file); answers how many. Safe to run in every worker at once.
  */
-export async function handBackDeadWorkersJobs(redis: Redis, prefix: string, queues: readonly Queue[]): Promise<number> {
+export async function handBackDeadWorkersJobs(
+  redis: RedisClient,
+  prefix: string,
+  queues: readonly Queue[],
+): Promise<number> {
   const dead = await deadOwners(redis, prefix, await ownersOf(redis, queues));
   if (dead.size === 0) return 0;
   const handBack = handBackCommand(redis);
@@ -144,7 +152,7 @@ export async function handBackDeadWorkersJobs(redis: Redis, prefix: string, queu
 }
 
 export interface DeadWorkerSweepOptions {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   queues: readonly Queue[];
   intervalMs: number;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { mastersOf, type RedisClient } from './connections';
 
 // BullMQ keeps jobs as ordinary Redis keys. Under any eviction policy but
 // `noeviction`, a Redis at its memory limit deletes keys to make room: queued
@@ -21,9 +21,12 @@ export function parseEvictionPolicy(info: string): string | undefined {
   return /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
 }
 
-/** Reads Redis' eviction policy; throws only when Redis cannot be asked. */
-export async function checkEvictionPolicy(redis: Redis): Promise<EvictionPolicyCheck> {
-  const policy = parseEvictionPolicy(await redis.info('memory'));
+/** Reads Redis' eviction policy (on a cluster, every master's: the first wrong one is reported); throws only when Redis cannot be asked. */
+export async function checkEvictionPolicy(redis: RedisClient): Promise<EvictionPolicyCheck> {
+  const policies = await Promise.all(
+    mastersOf(redis).map(async (node) => parseEvictionPolicy(await node.info('memory'))),
+  );
+  const policy = policies.find((p) => p !== REQUIRED_EVICTION_POLICY) ?? policies[0];
   if (policy === REQUIRED_EVICTION_POLICY) return { ok: true, policy };
   const found = policy === undefined ? 'does not report its maxmemory-policy' : `has maxmemory-policy ${policy}`;
   return {
@@ -46,7 +49,7 @@ export interface PolicyLogger {
  * failover may land on a differently configured server); logs a wrong policy
  * at error level. Readiness (/readyz) reports it as well.
  */
-export function watchEvictionPolicy(redis: Redis, logger: PolicyLogger): void {
+export function watchEvictionPolicy(redis: RedisClient, logger: PolicyLogger): void {
   const verify = () => {
     checkEvictionPolicy(redis).then(
       (check) => {

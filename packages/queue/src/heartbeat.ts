@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import { scanKeys, type RedisClient } from './connections';
 
 export interface HeartbeatOptions {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   workerId: string;
   intervalMs?: number;
@@ -61,13 +61,7 @@ export async function startHeartbeat({
 }
 
 /** Ids of the worker processes whose heartbeat has not expired. */
-export async function liveWorkers(redis: Redis, prefix: string): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:workers:*`, 'COUNT', 100);
-    cursor = next;
-    for (const k of keys) ids.push(k.slice(`${prefix}:workers:`.length));
-  } while (cursor !== '0');
-  return ids;
+export async function liveWorkers(redis: RedisClient, prefix: string): Promise<string[]> {
+  const keys = await scanKeys(redis, `${prefix}:workers:*`);
+  return keys.map((k) => k.slice(`${prefix}:workers:`.length));
 }

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections';
 import { ASSET_QUEUE } from './asset-jobs';
 import { RUN_QUEUES } from './run-jobs';
 import { WEBHOOK_QUEUE } from './webhook-jobs';
@@ -12,7 +12,10 @@ export const OBSERVED_QUEUES = [RUN_QUEUES.light, RUN_QUEUES.heavy, ASSET_QUEUE,
  * counts and inspecting jobs (they add nothing). BullMQ leaves a connection
  * it was given open on close(), so the caller keeps owning it.
  */
-export function openObservedQueues(connection: Redis, prefix: string): { queues: Queue[]; close(): Promise<void> } {
+export function openObservedQueues(
+  connection: RedisClient,
+  prefix: string,
+): { queues: Queue[]; close(): Promise<void> } {
   const queues = OBSERVED_QUEUES.map((name) => new Queue(name, { connection, prefix }));
   // Errors surface where the queues are read (a failed count, a failed page); nothing to do per event.
   for (const queue of queues) queue.on('error', () => undefined);

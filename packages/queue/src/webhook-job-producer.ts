@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections';
 import type { Logger } from 'pino';
 import {
   DELIVER_WEBHOOK_JOB_OPTIONS,
@@ -25,7 +25,7 @@ export interface WebhookJobProducer {
   close(): Promise<void>;
 }
 
-export function createWebhookJobProducer(connection: Redis, prefix: string, logger: Logger): WebhookJobProducer {
+export function createWebhookJobProducer(connection: RedisClient, prefix: string, logger: Logger): WebhookJobProducer {
   const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix });
   queue.on('error', (err) => logger.warn({ err: err.message }, 'webhook queue error'));
   return {

@@ -1,5 +1,5 @@
 import { RateLimitedError } from '@weft/errors';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 // Per-subject request limits over fixed one-minute windows, counted in Redis so
@@ -35,7 +35,7 @@ export interface WarnLogger {
 }
 
 export interface RateLimiterOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Namespaces the counters, e.g. `${REDIS_PREFIX}:rl`. */
   keyPrefix: string;
   /** Requests per minute per subject, per bucket. */

@@ -1,6 +1,7 @@
 export { createTestEnv, type TestEnv, type TestS3 } from './create-test-env';
 export { waitFor } from './wait-for';
 export { startDedicatedRedis, type DedicatedRedis } from './dedicated-redis';
+export { startRedisCluster, type RedisClusterOptions, type TestRedisCluster } from './redis-cluster';
 export { blackPng, jpegDeclaring } from './image-bombs';
 export { deleteRedisKeys } from './test-resources';
 export { startLoopbackServer, type DoubleHandler, type LoopbackServer } from './doubles/loopback-server';

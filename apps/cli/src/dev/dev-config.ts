@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { ConfigError, envInt, envOptionalString, envPort, envString, parseEnv, s3EnvShape } from '@weft/config';
+import {
+  ConfigError,
+  envInt,
+  envOptionalString,
+  envPort,
+  envString,
+  parseEnv,
+  redisEnvShape,
+  s3EnvShape,
+} from '@weft/config';
 import { isPgbouncerUrl } from '@weft/db';
 import { DEFAULT_POSTGRES_PORT, DEFAULT_REDIS_PORT, DEFAULT_S3_PORT } from '@weft/devstack';
 import { z } from 'zod';
@@ -26,6 +35,8 @@ export const DevEnv = z.object({
   WEFT_REDIS_PORT: envPort().default(DEFAULT_REDIS_PORT),
   WEFT_S3_PORT: envPort().default(DEFAULT_S3_PORT),
   REDIS_URL: envOptionalString().pipe(z.url().optional()),
+  /** A Redis Cluster to use instead of a Redis server (nothing is looked for or started); the gateway and worker read it too. */
+  REDIS_CLUSTER_NODES: redisEnvShape.REDIS_CLUSTER_NODES,
   ...s3EnvShape,
   ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
   JWT_SECRET: envOptionalString().pipe(z.string().min(32).optional()),

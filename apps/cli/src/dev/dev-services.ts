@@ -14,7 +14,8 @@ import type { DevConfig } from './dev-config';
 
 export interface DevServices {
   databaseUrl: string;
-  redisUrl: string;
+  /** Unset when REDIS_CLUSTER_NODES names a cluster: the gateway and worker read that from the environment. */
+  redisUrl: string | undefined;
   s3: S3Settings;
   /** One line per service saying where it came from, for the banner. */
   summary: string[];
@@ -48,7 +49,9 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
         dataDir: at('postgres'),
         log,
       }).then(track),
-      ensureRedis({ url: config.REDIS_URL, port: config.WEFT_REDIS_PORT, dataDir: at('redis'), log }).then(track),
+      config.REDIS_CLUSTER_NODES.length > 0
+        ? undefined
+        : ensureRedis({ url: config.REDIS_URL, port: config.WEFT_REDIS_PORT, dataDir: at('redis'), log }).then(track),
       ensureS3({
         endpoint: config.S3_ENDPOINT,
         region: config.S3_REGION,
@@ -87,11 +90,13 @@ export async function startDevServices(config: DevConfig, log: (line: string) =>
 
     return {
       databaseUrl: postgres.url,
-      redisUrl: redis.url,
+      redisUrl: redis?.url,
       s3: s3.settings,
       summary: [
         `${'PostgreSQL'.padEnd(10)} ${describe(postgres.source)}`,
-        `${'Redis'.padEnd(10)} ${describe(redis.source)}`,
+        redis
+          ? `${'Redis'.padEnd(10)} ${describe(redis.source)}`
+          : `${'Redis'.padEnd(10)} a cluster from the environment (REDIS_CLUSTER_NODES)`,
         `${'S3'.padEnd(10)} ${describe(s3.source)} (bucket ${config.S3_BUCKET})`,
       ],
       stop,

@@ -90,7 +90,7 @@ function appEnvironment(
     WORKER_HTTP_PORT: String(config.WORKER_HTTP_PORT),
     WORKER_HTTP_HOST: config.WORKER_HTTP_HOST,
     DATABASE_URL: services.databaseUrl,
-    REDIS_URL: services.redisUrl,
+    REDIS_URL: services.redisUrl ?? '',
     S3_ENDPOINT: services.s3.endpoint,
     S3_REGION: services.s3.region,
     S3_BUCKET: config.S3_BUCKET,

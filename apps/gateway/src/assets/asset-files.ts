@@ -1,6 +1,6 @@
 import type { Db } from '@weft/db';
 import { isReadableBy } from '@weft/engine';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import type { Loaded } from '../cache/invalidated-cache';
 import { createSharedCache } from '../cache/shared-cache';
@@ -44,7 +44,7 @@ export interface AssetFiles {
 
 export interface AssetFilesDeps {
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   redisPrefix: string;
   /** 0 reads every download's row from the database. */
   ttlMs: number;

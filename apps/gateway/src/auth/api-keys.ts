@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Db, type Prisma } from '@weft/db';
 import { NotFoundError, ServiceUnavailableError } from '@weft/errors';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { generateApiKey } from './api-key-format';
 import { publishRevocation } from './revocation';
@@ -55,7 +55,7 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
 
 export interface RevokeDeps {
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   redisPrefix: string;
   logger: Logger;
   /** Evicts the key from this process's cache at once. */

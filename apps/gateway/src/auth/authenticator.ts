@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '@weft/db';
 import { AppError, ForbiddenError, ServiceUnavailableError, UnauthorizedError } from '@weft/errors';
 import type { Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { followInvalidations } from '../cache/shared-cache';
@@ -19,7 +19,7 @@ import { revocationChannel } from './revocation';
 
 export interface AuthenticatorDeps {
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<GatewayConfig, 'REDIS_PREFIX' | 'API_KEY_CACHE_TTL_MS' | 'JWT_SECRET' | 'ADMIN_TOKEN'>;
   logger: Logger;
 }

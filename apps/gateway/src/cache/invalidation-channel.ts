@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { duplicateClient, type RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 
 // Cached data is invalidated on every gateway instance through a Redis
@@ -25,7 +25,7 @@ export interface InvalidationSubscription {
 }
 
 export function subscribeToInvalidations(
-  redis: Redis,
+  redis: RedisClient,
   channel: string,
   listener: InvalidationListener,
   logger: Logger,
@@ -34,7 +34,7 @@ export function subscribeToInvalidations(
   // retries forever and queues the SUBSCRIBE until it is connected. We subscribe
   // by hand on each connect rather than with autoResubscribe, so that "live" is
   // declared only after Redis has confirmed the subscription.
-  const sub = redis.duplicate({
+  const sub = duplicateClient(redis, {
     enableOfflineQueue: true,
     maxRetriesPerRequest: null,
     autoResubscribe: false,

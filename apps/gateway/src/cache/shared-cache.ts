@@ -1,5 +1,5 @@
 import { isRedisUnavailable } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { InvalidatedCache, type Loaded } from './invalidated-cache';
 import { subscribeToInvalidations } from './invalidation-channel';
@@ -18,7 +18,7 @@ export interface SharedCache<V> {
 }
 
 export interface SharedCacheOptions<V> {
-  redis: Redis;
+  redis: RedisClient;
   channel: string;
   /** How long a value is trusted while messages are received; 0 disables caching. */
   ttlMs: number;
@@ -39,7 +39,7 @@ export interface FollowedChannel {
  */
 export function followInvalidations(
   cache: Pick<InvalidatedCache<object>, 'evict' | 'setLive'>,
-  redis: Redis,
+  redis: RedisClient,
   channel: string,
   logger: Logger,
 ): FollowedChannel {
@@ -81,7 +81,10 @@ export function createSharedCache<V extends object>({
         // that repeats it (a second agent). Instances that miss the message
         // drop the entry when its TTL ends, sooner while they are blind too.
         if (!isRedisUnavailable(err)) throw err;
-        logger.warn({ err: (err as Error).message, channel, key }, 'invalidation not published: Redis unavailable');
+        logger.warn(
+          { err: (err as Error).message, channel, key },
+          'invalidation not published: RedisClient unavailable',
+        );
       }
     },
     whenLive: () => followed.whenLive(),

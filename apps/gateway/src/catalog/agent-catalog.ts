@@ -1,6 +1,6 @@
 import type { Agent } from '@weft/contracts';
 import type { Db } from '@weft/db';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { createSharedCache } from '../cache/shared-cache';
 import { loadAgent, readableAgent, readableStoredAgent, type StoredAgent } from './get-agent';
@@ -25,7 +25,7 @@ export interface AgentCatalog {
 
 export interface AgentCatalogDeps {
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   redisPrefix: string;
   ttlMs: number;
   logger: Logger;

@@ -116,7 +116,7 @@ test('PostgreSQL restarting while nodes execute: their completions are retried, 
   const pg = await proxyTo(stack.gw.config.DATABASE_URL);
   const worker = await spawnWorker({
     DATABASE_URL: pg.via(stack.gw.config.DATABASE_URL),
-    REDIS_URL: stack.gw.config.REDIS_URL,
+    REDIS_URL: stack.gw.config.REDIS_URL!,
   });
   const before = provider.received.length;
   const ids = await createRuns(4);
@@ -133,10 +133,10 @@ test('PostgreSQL restarting while nodes execute: their completions are retried, 
 });
 
 test('Redis failing over while nodes execute: the queue work resumes, the runs complete', async () => {
-  const redis = await proxyTo(stack.gw.config.REDIS_URL);
+  const redis = await proxyTo(stack.gw.config.REDIS_URL!);
   const worker = await spawnWorker({
     DATABASE_URL: stack.gw.config.DATABASE_URL,
-    REDIS_URL: redis.via(stack.gw.config.REDIS_URL),
+    REDIS_URL: redis.via(stack.gw.config.REDIS_URL!),
   });
   const before = provider.received.length;
   const ids = await createRuns(4);

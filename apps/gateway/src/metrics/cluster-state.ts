@@ -2,12 +2,12 @@ import { countRuns, readSlotBacklog } from '@weft/engine';
 import { QUEUE_JOB_STATES, type ClusterState, type QueueJobState } from '@weft/metrics';
 import { liveWorkers } from '@weft/queue';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Pool } from 'pg';
 
 export interface ClusterStateSources {
   pool: Pool;
-  redis: Redis;
+  redis: RedisClient;
   redisPrefix: string;
   queues: Queue[];
   stalledAfterMs: number;

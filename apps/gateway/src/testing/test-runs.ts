@@ -1,4 +1,5 @@
 import { createDb } from '@weft/db';
+import { redisTargetOf } from '@weft/queue';
 import { startNodeWorkers, type NodeWorkers } from '@weft/worker';
 import type { NodeRoutes } from '@weft/nodes';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
@@ -68,7 +69,7 @@ export async function startRunStack(
     const workers = await startNodeWorkers({
       db,
       storage,
-      redisUrl: gw.config.REDIS_URL,
+      redis: redisTargetOf(gw.config),
       redisPrefix: gw.config.REDIS_PREFIX,
       ...settings,
       logger: settings.logger ?? pino({ level: 'silent' }),

@@ -1,4 +1,5 @@
 import { createDb } from '@weft/db';
+import { redisTargetOf } from '@weft/queue';
 import { parseRetrySchedule } from '@weft/webhooks';
 import { startWebhookWorker } from '@weft/worker';
 import pino from 'pino';
@@ -25,7 +26,7 @@ export async function startTestWebhookWorker(gw: TestGateway, overrides: Partial
   const db = createDb({ databaseUrl: gw.config.DATABASE_URL, poolSize: 5 });
   const worker = startWebhookWorker({
     db,
-    redisUrl: gw.config.REDIS_URL,
+    redis: redisTargetOf(gw.config),
     redisPrefix: gw.config.REDIS_PREFIX,
     logger: pino({ level: 'silent' }),
     keyring: gw.deps.webhookKeyring,

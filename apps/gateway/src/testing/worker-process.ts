@@ -9,7 +9,8 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 export function servicesEnvOf(c: GatewayConfig): Record<string, string> {
   return {
     DATABASE_URL: c.DATABASE_URL,
-    REDIS_URL: c.REDIS_URL,
+    REDIS_URL: c.REDIS_URL ?? '',
+    REDIS_CLUSTER_NODES: c.REDIS_CLUSTER_NODES.join(','),
     REDIS_PREFIX: c.REDIS_PREFIX,
     S3_ENDPOINT: c.S3_ENDPOINT ?? '',
     S3_BUCKET: c.S3_BUCKET,

@@ -37,7 +37,7 @@ beforeAll(async () => {
   worker = await startAssetWorker({
     db,
     storage,
-    redisUrl: env.redisUrl,
+    redis: env.redisUrl,
     redisPrefix: env.redisPrefix,
     logger: pino({ level: 'silent' }),
     concurrency: 2,

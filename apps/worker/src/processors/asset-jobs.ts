@@ -11,14 +11,14 @@ import {
 } from '@weft/queue';
 import { withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { processAsset, type AssetProcessingDeps } from '../assets/process-asset';
 import { findUnprocessedAssets } from '../assets/sweep-assets';
 
 export interface AssetProcessorOptions {
   /** The worker's BullMQ connection, and the `assets` queue over it (the composition root's). */
-  connection: Redis;
+  connection: RedisClient;
   queue: Queue;
   redisPrefix: string;
   logger: Logger;

@@ -9,7 +9,7 @@ import {
 } from '@weft/queue';
 import { traceNodeJob, withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { instantNodeScope } from './instant-nodes';
 import { timeNodeJobs } from './job-timing';
@@ -18,7 +18,7 @@ import { startSlotRenewal } from './slot-renewal';
 export interface NodeProcessorsOptions {
   engine: Engine;
   /** The worker's BullMQ connection (the composition root's). */
-  connection: Redis;
+  connection: RedisClient;
   queues: RunQueues;
   redisPrefix: string;
   logger: Logger;

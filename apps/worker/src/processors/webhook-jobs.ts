@@ -8,12 +8,12 @@ import {
 } from '@weft/queue';
 import { deliverAttempt, sweepDeliveries, type DeliveryDeps } from '@weft/webhooks';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 
 export interface WebhookProcessorOptions {
   /** The worker's BullMQ connection (the composition root's). */
-  connection: Redis;
+  connection: RedisClient;
   redisPrefix: string;
   logger: Logger;
   /** Attempts made at once: a receiver that takes its full 15 s holds one, never the others. */

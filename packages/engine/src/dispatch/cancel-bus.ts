@@ -1,5 +1,5 @@
 import { cancelChannel } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 
 /**
  * Cancellation reaches the worker executing a run's node through Redis
@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
  */
 export class CancelBus {
   constructor(
-    private readonly publisher: Redis,
+    private readonly publisher: RedisClient,
     private readonly prefix: string,
   ) {}
 
@@ -51,7 +51,11 @@ export class InFlight {
 }
 
 /** Subscribes `subscriber` (a dedicated connection) to cancellations and aborts matching in-flight nodes. */
-export async function listenForCancellations(subscriber: Redis, prefix: string, inFlight: InFlight): Promise<void> {
+export async function listenForCancellations(
+  subscriber: RedisClient,
+  prefix: string,
+  inFlight: InFlight,
+): Promise<void> {
   const channel = cancelChannel(prefix);
   subscriber.on('message', (ch: string, runId: string) => {
     if (ch === channel) inFlight.abortRun(runId);

@@ -2,7 +2,7 @@ import { isDefinedNodeType, isInstantNode, laneOf, type Lane } from '@weft/nodes
 import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
 import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { OrgSlots, type OrgSlotsSettings } from './org-slots';
 import type { Dispatch } from '@weft/dag';
@@ -28,7 +28,7 @@ export interface LaneShares {
 }
 
 /** The two node queues over one connection (a producer's in the gateway, a worker's in workers). */
-export function createRunQueues(connection: Redis, prefix: string, shares: LaneShares): RunQueues {
+export function createRunQueues(connection: RedisClient, prefix: string, shares: LaneShares): RunQueues {
   const light = new Queue<ExecuteNodeJob>(RUN_QUEUES.light, { connection, prefix });
   const heavy = new Queue<ExecuteNodeJob>(RUN_QUEUES.heavy, { connection, prefix });
   for (const queue of [light, heavy]) queue.on('error', () => undefined);

@@ -1,5 +1,5 @@
 import { ExecuteNodeJob, executeNodeJobId } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 
 // Fair sharing of the node queues between organizations (ADR 0025). An
 // organization holds at most `maxPerOrg` slots; a node job enters BullMQ only
@@ -102,7 +102,7 @@ export interface SlotBacklog {
 }
 
 /** What waits for a slot in the whole deployment, both lanes, in one Redis command each (for dashboards). */
-export async function readSlotBacklog(redis: Redis, prefix: string): Promise<SlotBacklog> {
+export async function readSlotBacklog(redis: RedisClient, prefix: string): Promise<SlotBacklog> {
   const lanes = await Promise.all(
     SLOT_KEYSPACES.map((keyspace) => redis.zrange(backlogKey(prefix, keyspace), 0, -1, 'WITHSCORES')),
   );
@@ -123,7 +123,7 @@ export class OrgSlots {
   private readonly run: SlotsCommand;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     settings: OrgSlotsSettings,
     private readonly keyspace: SlotKeyspace = 'org-slots',

@@ -1,5 +1,5 @@
 import { runChangesChannel } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 
 /** A run a commit changed, at the version the commit moved it to. */
 export interface RunChange {
@@ -20,7 +20,7 @@ export class RunChanges {
   private readonly channel: string;
 
   constructor(
-    private readonly publisher: Redis,
+    private readonly publisher: RedisClient,
     prefix: string,
   ) {
     this.channel = runChangesChannel(prefix);
@@ -40,7 +40,7 @@ export class RunChanges {
  * (another writer on the channel) is ignored.
  */
 export async function listenForRunChanges(
-  subscriber: Redis,
+  subscriber: RedisClient,
   prefix: string,
   onChange: (change: RunChange) => void,
 ): Promise<void> {

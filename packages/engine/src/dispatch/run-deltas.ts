@@ -1,6 +1,6 @@
 import type { RunDeltaEvent } from '@weft/contracts';
 import { runDeltasChannel } from '@weft/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 
 /**
  * Text nodes produce as it comes (ctx.emitDelta), from the worker executing
@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
  */
 export class RunDeltas {
   constructor(
-    private readonly publisher: Redis,
+    private readonly publisher: RedisClient,
     private readonly prefix: string,
   ) {}
 
@@ -65,7 +65,7 @@ export interface RunDeltaListener {
  * (another writer on the channel) is ignored.
  */
 export function listenForRunDeltas(
-  subscriber: Redis,
+  subscriber: RedisClient,
   prefix: string,
   onDelta: (runId: string, message: string) => void,
 ): RunDeltaListener {

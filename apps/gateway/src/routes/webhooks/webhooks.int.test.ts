@@ -337,7 +337,7 @@ test("an endpoint gets the events of every run of its organization, never anothe
   expect((await get(a.apiKey, `/webhook-endpoints/${doomed.body.id}`)).status).toBe(404);
   expect((await get(a.apiKey, `/webhook-deliveries/${waiting!.id}`)).status).toBe(404);
   webhooks = await startTestWebhookWorker(stack.gw);
-  const connection = new Redis(stack.gw.config.REDIS_URL);
+  const connection = new Redis(stack.gw.config.REDIS_URL!);
   const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: stack.gw.config.REDIS_PREFIX });
   try {
     const jobId = deliverWebhookJobId({ deliveryId: waiting!.id, attempt: 0 });

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { listenForRunChanges, listenForRunDeltas, runVersions, type RunDeltaListener } from '@weft/engine';
 import { ClientClosedRequestError, invalid, NotFoundError, ServiceUnavailableError } from '@weft/errors';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@weft/queue';
 import type { RunKind } from '../run-kind';
 import { LAST_EVENT_ID_LOC, NOT_AN_EVENT_ID, type LastEventId } from './event-ids';
 import { RunFeed, type FeedContext } from './run-feed';
@@ -9,7 +9,7 @@ import { RunStream } from './run-stream';
 
 export interface RunEventHubOptions extends FeedContext {
   /** A connection of its own, for SUBSCRIBE. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   redisPrefix: string;
   /** How often idle streams get a comment line, and the runs followed are checked against PostgreSQL. */
   keepAliveMs: number;
