@@ -1,4 +1,4 @@
-import { databaseEnvShape, otelEnvShape, s3EnvShape } from '@weft/config';
+import { databaseEnvShape, otelEnvShape, redisEnvShape, s3EnvShape } from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { webhookEnvShape } from '@weft/webhooks';
@@ -15,6 +15,7 @@ export const FORBIDDEN_IN_DEPLOYMENT = ['RUN_FAULT_EXIT_AFTER_COMMIT'];
 const SHARED_SHAPES: Record<string, string[]> = {
   databaseEnvShape: Object.keys(databaseEnvShape),
   s3EnvShape: Object.keys(s3EnvShape),
+  redisEnvShape: Object.keys(redisEnvShape),
   otelEnvShape: Object.keys(otelEnvShape('any')),
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),
   priceTableEnvShape: Object.keys(priceTableEnvShape),

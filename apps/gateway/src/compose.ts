@@ -9,6 +9,7 @@ import {
   createWebhookJobProducer,
   createWorkerConnection,
   openObservedQueues,
+  queueShardCount,
   redisTargetOf,
 } from '@weft/queue';
 import { createRateLimiter } from '@weft/rate-limit';
@@ -58,7 +59,7 @@ export function createGatewayRuntime(
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const storage = createStorage(storageConfigFromEnv(config));
-  const observed = openObservedQueues(redis, config.REDIS_PREFIX);
+  const observed = openObservedQueues(redis, config.REDIS_PREFIX, queueShardCount(config));
   const uploadMemory = createUploadMemory(config.ASSET_UPLOAD_MEMORY_BYTES);
   const metrics = createGatewayMetrics({
     admission: {
@@ -68,6 +69,7 @@ export function createGatewayRuntime(
     pool: db.pool,
     redis,
     redisPrefix: config.REDIS_PREFIX,
+    queueShards: queueShardCount(config),
     queues: observed.queues,
     stalledAfterMs: config.RUN_STALLED_AFTER_SECONDS * 1000,
     cacheMs: config.METRICS_CLUSTER_CACHE_MS,
@@ -104,10 +106,15 @@ export function createGatewayRuntime(
     ttlSeconds: config.ASSET_URL_TTL_SECONDS,
     ...(config.ASSET_PUBLIC_BASE_URL ? { publicBaseUrl: config.ASSET_PUBLIC_BASE_URL } : {}),
   });
-  const runQueues = createRunQueues(redis, config.REDIS_PREFIX, {
-    light: { maxPerOrg: config.ORG_MAX_EXECUTING_NODES },
-    heavy: { maxPerOrg: config.ORG_MAX_MEDIA_NODES },
-  });
+  const runQueues = createRunQueues(
+    redis,
+    config.REDIS_PREFIX,
+    {
+      light: { maxPerOrg: config.ORG_MAX_EXECUTING_NODES },
+      heavy: { maxPerOrg: config.ORG_MAX_MEDIA_NODES },
+    },
+    queueShardCount(config),
+  );
   const webhookJobs = createWebhookJobProducer(redis, config.REDIS_PREFIX, logger);
   const engine = createEngine({
     db,

@@ -39,7 +39,10 @@ export interface NodeWorkersOptions {
   /** The deployment's Redis: each worker part opens its own connections to it. */
   redis: RedisTarget;
   redisPrefix: string;
+  /** The light lane's shards (REDIS_QUEUE_SHARDS on a cluster, else 1): this worker takes jobs from each. */
+  queueShards?: number;
   logger: Logger;
+  /** Light jobs executed at once by this process, per shard of the light lane. */
   lightConcurrency: number;
   heavyConcurrency: number;
   /** A job not renewed for this long is taken over by another worker (its worker died). */
@@ -91,10 +94,15 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
   const subscriber = createWorkerConnection(options.redis);
   for (const c of [connection, subscriber]) c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const lease = options.orgSlotLeaseMs ? { leaseMs: options.orgSlotLeaseMs } : {};
-  const queues = createRunQueues(connection, options.redisPrefix, {
-    light: { maxPerOrg: options.orgMaxExecutingNodes, ...lease },
-    heavy: { maxPerOrg: options.orgMaxMediaNodes, ...lease },
-  });
+  const queues = createRunQueues(
+    connection,
+    options.redisPrefix,
+    {
+      light: { maxPerOrg: options.orgMaxExecutingNodes, ...lease },
+      heavy: { maxPerOrg: options.orgMaxMediaNodes, ...lease },
+    },
+    options.queueShards ?? 1,
+  );
   const assetJobs = createAssetJobProducer(connection, options.redisPrefix, logger);
   const webhookJobs = createWebhookJobProducer(connection, options.redisPrefix, logger);
   const engine = createEngine({
@@ -119,7 +127,6 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     engine,
     connection,
     queues,
-    redisPrefix: options.redisPrefix,
     logger,
     lightConcurrency: options.lightConcurrency,
     heavyConcurrency: options.heavyConcurrency,
@@ -133,7 +140,7 @@ export async function startNodeWorkers(options: NodeWorkersOptions): Promise<Nod
     startDeadWorkerSweep({
       redis: connection,
       prefix: options.redisPrefix,
-      queues: [queues.light, queues.heavy],
+      queues: [...queues.lightShards, queues.heavy],
       intervalMs: options.heartbeat.intervalMs,
       logger,
     });

@@ -9,6 +9,7 @@ import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
 import {
   createWorkerConnection,
+  queueShardCount,
   redisTargetOf,
   startHeartbeat,
   watchEvictionPolicy,
@@ -76,6 +77,7 @@ async function main() {
     prefix: config.REDIS_PREFIX,
     workerId,
     intervalMs: config.WORKER_HEARTBEAT_INTERVAL_MS,
+    shards: queueShardCount(config),
   });
   const credentials = credentialStoreFor(db.pool, config.CREDENTIALS_KEY);
   const nodeWorkers = await startNodeWorkers({
@@ -83,6 +85,7 @@ async function main() {
     storage,
     redis: redisTarget,
     redisPrefix: config.REDIS_PREFIX,
+    queueShards: queueShardCount(config),
     logger,
     lightConcurrency: config.WORKER_LIGHT_CONCURRENCY,
     heavyConcurrency: config.WORKER_HEAVY_CONCURRENCY,

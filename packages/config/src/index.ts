@@ -136,6 +136,11 @@ export const redisEnvShape = {
    * On a cluster it is a hash tag (`weft` is used as `{weft}`: `withClusterPrefix`).
    */
   REDIS_PREFIX: envString().default('weft'),
+  /**
+   * On a cluster, the light lane's shards: each a queue and organization slots in a slot of its own, so
+   * that the masters share the work (ADR 0035). The same value in every gateway and worker. Ignored on one Redis.
+   */
+  REDIS_QUEUE_SHARDS: envInt(1, 1024).default(8),
 };
 
 /** Whether `key` has a hash tag: a non-empty `{...}`, the part of a key Redis Cluster hashes to pick its slot. */

@@ -137,14 +137,20 @@ export async function handBackDeadWorkersJobs(
   if (dead.size === 0) return 0;
   const handBack = handBackCommand(redis);
   const args = [...dead].flatMap(([owner, limit]) => [owner, limit]);
+  // The script reads the copy of each heartbeat in its queue's slot (a light
+  // shard's, on a cluster: heartbeat.ts), written in the same beat as the one
+  // read above but not at the same instant: a grace covers that, and a beat
+  // since sets three intervals, far above it.
+  const shardArgs = [...dead].flatMap(([owner, limit]) => [owner, limit < 0 ? limit : limit + STALE_GRACE_MS]);
   let count = 0;
   for (const queue of queues) {
+    const queuePrefix = queue.opts.prefix ?? prefix;
     const ids = await handBack(
       queue.keys.active!,
       queue.keys.stalled!,
       queue.toKey(''),
-      heartbeatKey(prefix, ''),
-      ...args,
+      heartbeatKey(queuePrefix, ''),
+      ...(queuePrefix === prefix ? args : shardArgs),
     );
     count += ids.length;
   }

@@ -1,10 +1,17 @@
 import { scanKeys, type RedisClient } from './connections';
+import { shardPrefixes } from './queue-shards';
 
 export interface HeartbeatOptions {
   redis: RedisClient;
   prefix: string;
   workerId: string;
   intervalMs?: number;
+  /**
+   * The light lane's shards (REDIS_QUEUE_SHARDS): on a cluster the key is
+   * also written under each shard's prefix, so that the hand-back script of a
+   * shard's queue reads it in the queue's own slot (dead-worker-jobs.ts).
+   */
+  shards?: number;
 }
 
 export interface Heartbeat {
@@ -43,11 +50,17 @@ export async function startHeartbeat({
   prefix,
   workerId,
   intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS,
+  shards = 1,
 }: HeartbeatOptions): Promise<Heartbeat> {
-  const key = heartbeatKey(prefix, workerId);
+  const keys = shardPrefixes(prefix, shards).map((p) => heartbeatKey(p, workerId));
   const beat = async () => {
-    const value: HeartbeatValue = { pid: process.pid, at: new Date().toISOString(), intervalMs };
-    await redis.set(key, JSON.stringify(value), 'PX', intervalMs * 3);
+    const value = JSON.stringify({
+      pid: process.pid,
+      at: new Date().toISOString(),
+      intervalMs,
+    } satisfies HeartbeatValue);
+    // One SET per key: on a cluster they are in different slots, which one pipeline cannot span.
+    await Promise.all(keys.map((key) => redis.set(key, value, 'PX', intervalMs * 3)));
   };
   await beat();
   const timer = setInterval(() => void beat().catch(() => undefined), intervalMs);
@@ -55,7 +68,7 @@ export async function startHeartbeat({
   return {
     async stop() {
       clearInterval(timer);
-      await redis.del(key).catch(() => undefined);
+      await Promise.all(keys.map((key) => redis.del(key).catch(() => undefined)));
     },
   };
 }

@@ -10,3 +10,4 @@ export * from './observed-queues';
 export * from './redis-errors';
 export * from './webhook-jobs';
 export * from './webhook-job-producer';
+export * from './queue-shards';

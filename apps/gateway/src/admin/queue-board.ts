@@ -18,7 +18,12 @@ export function createQueueBoard(queues: Queue[], adminToken: string): RequestHa
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue)),
+    // The light lane's shards share a name (on a cluster): each is shown under its key prefix.
+    queues: queues.map((queue) =>
+      queues.some((other) => other !== queue && other.name === queue.name)
+        ? new BullMQAdapter(queue, { prefix: `${queue.opts.prefix}:` })
+        : new BullMQAdapter(queue),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Weft queues', hideDocsLink: true } },
   });

@@ -1,6 +1,7 @@
 import type { Flow } from '@weft/contracts';
 import { newKeyEntry } from '@weft/credentials';
-import { isCluster } from '@weft/queue';
+import { isCluster, mastersOf, queueShards, scanKeys } from '@weft/queue';
+import type { Cluster } from 'ioredis';
 import { startRedisCluster, waitFor, type TestRedisCluster } from '@weft/testing';
 import request from 'supertest';
 import { postAgent, reviewFlow } from '../testing/catalog-fixtures';
@@ -76,11 +77,11 @@ const providerFlow = (url: string): Flow => ({
   outputs: [{ id: 'join', type: 'text', description: 'The answer' }],
 });
 
-async function startRun(flow: Flow, extra: object = {}): Promise<string> {
-  const agent = await postAgent(gw.app, apiKey, { flow });
+async function startRun(flow: Flow, extra: object = {}, key = apiKey): Promise<string> {
+  const agent = await postAgent(gw.app, key, { flow });
   const res = await request(gw.app)
     .post('/runs')
-    .set('X-Api-Key', apiKey)
+    .set('X-Api-Key', key)
     .send({ agent_id: agent.id, inputs: [{ id: 'topic', value: 'tea' }], ...extra });
   expect(res.status).toBe(201);
   return res.body.id as string;
@@ -166,6 +167,47 @@ test("webhooks: the run's own webhook and an endpoint get their events, signed",
 
 test("the worker's heartbeat is seen over the masters (weft_workers)", async () => {
   await waitFor('weft_workers 1', async () => /^weft_workers 1$/m.test((await request(gw.app).get('/metrics')).text));
+});
+
+/** `host:port` of the master serving the slot of `key`. */
+async function masterOf(key: string): Promise<string> {
+  const redis = gw.deps.redis as Cluster;
+  const slot = (await redis.cluster('KEYSLOT', key)) as number;
+  const [, , [host, port] = []] = (await redis.cluster('SLOTS')).find(([from, to]) => slot >= from && slot <= to)!;
+  return `${host}:${port}`;
+}
+
+test("the light lane's shards spread over the masters, and each organization's work runs on its shard's", async () => {
+  const layout = queueShards(gw.config.REDIS_PREFIX, gw.config.REDIS_QUEUE_SHARDS);
+  expect(layout.prefixes).toHaveLength(8);
+  const masters = await Promise.all(layout.prefixes.map((p) => masterOf(`${p}:nodes-light:wait`)));
+  expect(new Set(masters).size).toBeGreaterThan(1);
+
+  // Organizations until two of them have their shards on different masters.
+  const orgs: { apiKey: string; master: string }[] = [];
+  while (new Set(orgs.map((o) => o.master)).size < 2) {
+    expect(orgs.length).toBeLessThan(30);
+    const org = await gw.createOrg(`Sharded ${orgs.length}`, 100);
+    orgs.push({ apiKey: org.apiKey, master: await masterOf(`${layout.prefixOf(org.id)}:nodes-light:wait`) });
+  }
+  const picked = [orgs[0]!, orgs.find((o) => o.master !== orgs[0]!.master)!];
+  const gate = newGate();
+  const runs = await Promise.all(picked.map((org) => startRun(providerFlow(gate.url), {}, org.apiKey)));
+  // While the provider holds both calls, each job is active on its organization's master.
+  const busy = await waitFor('active light jobs on two masters', async () => {
+    const found = new Set<string>();
+    for (const node of mastersOf(gw.deps.redis)) {
+      for (const key of await scanKeys(node, '*:nodes-light:active')) {
+        if ((await node.llen(key)) > 0) found.add(`${node.options.host}:${node.options.port}`);
+      }
+    }
+    return found.size >= 2 && found;
+  });
+  expect([...busy].sort()).toEqual(picked.map((o) => o.master).sort());
+  gate.open();
+  for (const [i, runId] of runs.entries()) {
+    expect((await pollRun(gw, picked[i]!.apiKey, `/runs/${runId}`)).status).toBe('completed');
+  }
 });
 
 test('the worker logged no Redis trouble (a cross-slot script, a wrong policy, a lost connection)', () => {

@@ -9,6 +9,9 @@ export interface ClusterStateSources {
   pool: Pool;
   redis: RedisClient;
   redisPrefix: string;
+  /** REDIS_QUEUE_SHARDS: the light lane's shards on a cluster. */
+  queueShards: number;
+  /** The observed queues: the light lane's once per shard, counted together under its name. */
   queues: Queue[];
   stalledAfterMs: number;
 }
@@ -24,13 +27,13 @@ export function clusterStateLoader(sources: ClusterStateSources): () => Promise<
       countRuns(sources.pool, sources.stalledAfterMs),
       Promise.all(sources.queues.map((queue) => queue.getJobCounts(...QUEUE_JOB_STATES))),
       liveWorkers(sources.redis, sources.redisPrefix),
-      readSlotBacklog(sources.redis, sources.redisPrefix),
+      readSlotBacklog(sources.redis, sources.redisPrefix, sources.queueShards),
     ]);
     const row = runs;
     const queues: ClusterState['queues'] = {};
     sources.queues.forEach((queue, i) => {
-      const byState = {} as Record<QueueJobState, number>;
-      for (const state of QUEUE_JOB_STATES) byState[state] = counts[i]?.[state] ?? 0;
+      const byState = queues[queue.name] ?? ({} as Record<QueueJobState, number>);
+      for (const state of QUEUE_JOB_STATES) byState[state] = (byState[state] ?? 0) + (counts[i]?.[state] ?? 0);
       queues[queue.name] = byState;
     });
     return {

@@ -1,5 +1,5 @@
 import { createDb } from '@weft/db';
-import { redisTargetOf } from '@weft/queue';
+import { queueShardCount, redisTargetOf } from '@weft/queue';
 import { startNodeWorkers, type NodeWorkers } from '@weft/worker';
 import type { NodeRoutes } from '@weft/nodes';
 import { createStorage, storageConfigFromEnv } from '@weft/storage';
@@ -71,6 +71,7 @@ export async function startRunStack(
       storage,
       redis: redisTargetOf(gw.config),
       redisPrefix: gw.config.REDIS_PREFIX,
+      queueShards: queueShardCount(gw.config),
       ...settings,
       logger: settings.logger ?? pino({ level: 'silent' }),
     });

@@ -3,7 +3,6 @@ import {
   closeWorker,
   countProcessorCalls,
   ExecuteNodeJob,
-  RUN_QUEUES,
   STALLED_CHECK_MS,
   WORKER_RUN_RETRY_DELAY_MS,
 } from '@weft/queue';
@@ -20,7 +19,6 @@ export interface NodeProcessorsOptions {
   /** The worker's BullMQ connection (the composition root's). */
   connection: RedisClient;
   queues: RunQueues;
-  redisPrefix: string;
   logger: Logger;
   lightConcurrency: number;
   heavyConcurrency: number;
@@ -43,7 +41,7 @@ export interface NodeProcessors {
 
 /**
  * The node queues' processors: one BullMQ worker per lane (light and heavy,
- * each with its own concurrency), each job executed by the engine inside its
+ * each with its own concurrency; the light lane's once per shard), each job executed by the engine inside its
  * log context and span, and the slot renewal of the jobs executing here.
  */
 export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcessors {
@@ -80,7 +78,6 @@ export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcess
   const timed = timeNodeJobs(processor, options.hooks, logger);
   const common = {
     connection: options.connection,
-    prefix: options.redisPrefix,
     ...(options.workerName ? { name: options.workerName } : {}),
     lockDuration: options.lockDurationMs,
     // Only jobs whose lock is gone are stalled, so checking often costs a script per interval and
@@ -89,12 +86,20 @@ export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcess
     maxStalledCount: 2,
     runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
   };
-  const light = countProcessorCalls(timed);
-  const heavy = countProcessorCalls(timed);
-  const workers = [
-    new Worker(RUN_QUEUES.light, light.processor, { ...common, concurrency: options.lightConcurrency }),
-    new Worker(RUN_QUEUES.heavy, heavy.processor, { ...common, concurrency: options.heavyConcurrency }),
+  // One BullMQ worker per shard of the light lane (one on a single Redis), each with the light concurrency:
+  // its jobs wait on sockets, and an organization's share caps what one shard holds of them.
+  const lanes = [
+    ...options.queues.lightShards.map((queue) => ({
+      queue,
+      counted: countProcessorCalls(timed),
+      concurrency: options.lightConcurrency,
+    })),
+    { queue: options.queues.heavy, counted: countProcessorCalls(timed), concurrency: options.heavyConcurrency },
   ];
+  const workers = lanes.map(
+    ({ queue, counted, concurrency }) =>
+      new Worker(queue.name, counted.processor, { ...common, prefix: queue.opts.prefix, concurrency }),
+  );
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'queue worker error'));
     worker.on('failed', (job, err) => {
@@ -105,7 +110,7 @@ export function startNodeProcessors(options: NodeProcessorsOptions): NodeProcess
   }
   return {
     async close() {
-      await Promise.all([closeWorker(workers[0]!, light.inFlight), closeWorker(workers[1]!, heavy.inFlight)]);
+      await Promise.all(workers.map((worker, i) => closeWorker(worker, lanes[i]!.counted.inFlight)));
       renewal.stop();
     },
   };

@@ -1,8 +1,14 @@
 import { isDefinedNodeType, isInstantNode, laneOf, type Lane } from '@weft/nodes';
-import { EXECUTE_NODE_JOB_OPTIONS, executeNodeJobId, RUN_QUEUES, type ExecuteNodeJob } from '@weft/queue';
+import {
+  EXECUTE_NODE_JOB_OPTIONS,
+  executeNodeJobId,
+  queueShards,
+  RUN_QUEUES,
+  type ExecuteNodeJob,
+  type RedisClient,
+} from '@weft/queue';
 import { traceEnqueue } from '@weft/telemetry';
 import { Queue } from 'bullmq';
-import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { OrgSlots, type OrgSlotsSettings } from './org-slots';
 import type { Dispatch } from '@weft/dag';
@@ -10,8 +16,13 @@ import type { Dispatch } from '@weft/dag';
 const LANES: readonly Lane[] = ['light', 'heavy'];
 
 export interface RunQueues {
+  /** The light lane's queue of each shard (@weft/queue queue-shards.ts), by shard number: one on a single Redis. */
+  lightShards: Queue<ExecuteNodeJob>[];
+  /** Shard 0's light queue: every light job on a single Redis. */
   light: Queue<ExecuteNodeJob>;
   heavy: Queue<ExecuteNodeJob>;
+  /** The queue a job of `nodeType` for the organization enters. */
+  queueFor(nodeType: string, orgId: string | undefined): Queue<ExecuteNodeJob>;
   /** Each organization's share of each queue: a job enters it once it holds a slot of its lane. */
   slots: Record<Lane, OrgSlots>;
   close(): Promise<void>;
@@ -27,20 +38,31 @@ export interface LaneShares {
   heavy: OrgSlotsSettings;
 }
 
-/** The two node queues over one connection (a producer's in the gateway, a worker's in workers). */
-export function createRunQueues(connection: RedisClient, prefix: string, shares: LaneShares): RunQueues {
-  const light = new Queue<ExecuteNodeJob>(RUN_QUEUES.light, { connection, prefix });
+/**
+ * The node queues over one connection (a producer's in the gateway, a
+ * worker's in workers): the light lane in `shards` shards on a cluster (each
+ * organization's jobs and slots in its own shard), the heavy lane under `prefix`.
+ */
+export function createRunQueues(connection: RedisClient, prefix: string, shares: LaneShares, shards = 1): RunQueues {
+  const layout = queueShards(prefix, shards);
+  const lightShards = layout.prefixes.map(
+    (shardPrefix) => new Queue<ExecuteNodeJob>(RUN_QUEUES.light, { connection, prefix: shardPrefix }),
+  );
   const heavy = new Queue<ExecuteNodeJob>(RUN_QUEUES.heavy, { connection, prefix });
-  for (const queue of [light, heavy]) queue.on('error', () => undefined);
+  const all = [...lightShards, heavy];
+  for (const queue of all) queue.on('error', () => undefined);
+  const lightOf = (orgId: string | undefined) => lightShards[layout.prefixes.indexOf(layout.prefixOf(orgId))]!;
   return {
-    light,
+    lightShards,
+    light: lightShards[0]!,
     heavy,
+    queueFor: (nodeType, orgId) => (laneOf(nodeType) === 'heavy' ? heavy : lightOf(orgId)),
     slots: {
-      light: new OrgSlots(connection, prefix, shares.light, 'org-slots'),
+      light: new OrgSlots(connection, layout.prefixOf, shares.light, 'org-slots'),
       heavy: new OrgSlots(connection, prefix, shares.heavy, 'org-slots:media'),
     },
     async close() {
-      await Promise.all([light.close(), heavy.close()]);
+      await Promise.all(all.map((queue) => queue.close()));
     },
   };
 }
@@ -62,8 +84,8 @@ export class Dispatcher {
     private readonly logger: Logger,
   ) {}
 
-  queueFor(nodeType: string): Queue<ExecuteNodeJob> {
-    return laneOf(nodeType) === 'heavy' ? this.queues.heavy : this.queues.light;
+  queueFor(nodeType: string, orgId: string): Queue<ExecuteNodeJob> {
+    return this.queues.queueFor(nodeType, orgId);
   }
 
   async dispatch(orgId: string, runId: string, nodes: Dispatch[]): Promise<boolean> {
@@ -87,7 +109,7 @@ export class Dispatcher {
         }),
       );
       const instant = nodes.filter((node) => isInstantNode(node.nodeType)).map(job);
-      await this.enqueue([...instant, ...admitted.flat()]);
+      await this.enqueue(orgId, [...instant, ...admitted.flat()]);
       return true;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, runId }, 'enqueue failed; the reconciler will retry');
@@ -118,7 +140,7 @@ export class Dispatcher {
   /** Hands lapsed slots of the organization to its waiting jobs (after a lost release or a killed worker). */
   async pump(orgId: string): Promise<void> {
     const ready = await Promise.all(LANES.map((lane) => this.queues.slots[lane].admit(orgId, [])));
-    await this.enqueue(ready.flat());
+    await this.enqueue(orgId, ready.flat());
   }
 
   /** Removes the queued jobs of nodes that will not run (cancel); a job already executing is aborted instead. */
@@ -126,7 +148,7 @@ export class Dispatcher {
     const ids = nodes.map((node) => executeNodeJobId({ runId, nodeId: node.nodeId, attempt: node.attempt }));
     await Promise.all(
       nodes.map((node, i) =>
-        this.queueFor(node.nodeType)
+        this.queueFor(node.nodeType, orgId)
           .remove(ids[i]!)
           .catch(() => 0),
       ),
@@ -139,13 +161,14 @@ export class Dispatcher {
 
   private async release(orgId: string, lane: Lane, jobIds: string[]): Promise<void> {
     if (jobIds.length === 0) return;
-    await this.enqueue(await this.queues.slots[lane].release(orgId, jobIds));
+    await this.enqueue(orgId, await this.queues.slots[lane].release(orgId, jobIds));
   }
 
-  private async enqueue(jobs: ExecuteNodeJob[]): Promise<void> {
+  /** Adds the organization's jobs to their queues (its shard's, for the light lane). */
+  private async enqueue(orgId: string, jobs: ExecuteNodeJob[]): Promise<void> {
     await Promise.all(
       jobs.map((data) => {
-        const queue = this.queueFor(data.nodeType ?? '');
+        const queue = this.queueFor(data.nodeType ?? '', orgId);
         const jobId = executeNodeJobId(data);
         // A producer span when tracing; its context rides in the payload to the worker.
         return traceEnqueue(queue.name, jobId, data, (carrier) =>

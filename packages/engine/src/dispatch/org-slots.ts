@@ -1,4 +1,4 @@
-import { ExecuteNodeJob, executeNodeJobId } from '@weft/queue';
+import { ExecuteNodeJob, executeNodeJobId, shardPrefixes } from '@weft/queue';
 import type { RedisClient } from '@weft/queue';
 
 // Fair sharing of the node queues between organizations (ADR 0025). An
@@ -10,7 +10,9 @@ import type { RedisClient } from '@weft/queue';
 //   held      sorted set: job id → lease expiry (ms, Redis's clock)
 //   waiting   list of job ids, oldest first
 //   payloads  hash: job id → the job's payload, while it waits
-// and one for the deployment:
+// and one for the deployment (on a cluster, one per shard of the light lane, under
+// the shard's prefix with its organizations' keys, so that the script's four keys
+// share a slot: ADR 0035):
 //   backlog   sorted set: organization id → its number of waiting jobs (absent at 0),
 //             so that dashboards read every organization's backlog in one command
 // A slot is a lease on Redis's clock: the worker executing the job renews it;
@@ -29,7 +31,6 @@ export interface OrgSlotsSettings {
  * the heavy lane's (media work) under `org-slots:media`, each with its own cap.
  */
 export type SlotKeyspace = 'org-slots' | 'org-slots:media';
-export const SLOT_KEYSPACES: readonly SlotKeyspace[] = ['org-slots', 'org-slots:media'];
 
 /** Long enough to ride out a queue wait and a Redis blip; a killed worker's slot is back within it. */
 export const DEFAULT_SLOT_LEASE_MS = 60_000;
@@ -101,11 +102,17 @@ export interface SlotBacklog {
   organizations: number;
 }
 
-/** What waits for a slot in the whole deployment, both lanes, in one Redis command each (for dashboards). */
-export async function readSlotBacklog(redis: RedisClient, prefix: string): Promise<SlotBacklog> {
-  const lanes = await Promise.all(
-    SLOT_KEYSPACES.map((keyspace) => redis.zrange(backlogKey(prefix, keyspace), 0, -1, 'WITHSCORES')),
-  );
+/**
+ * What waits for a slot in the whole deployment, both lanes, in one Redis
+ * command per backlog (for dashboards): the heavy lane's under `prefix`, the
+ * light lane's in each of its `shards` (createRunQueues).
+ */
+export async function readSlotBacklog(redis: RedisClient, prefix: string, shards = 1): Promise<SlotBacklog> {
+  const keys = [
+    ...shardPrefixes(prefix, shards).map((shard) => backlogKey(shard, 'org-slots')),
+    backlogKey(prefix, 'org-slots:media'),
+  ];
+  const lanes = await Promise.all(keys.map((key) => redis.zrange(key, 0, -1, 'WITHSCORES')));
   let nodes = 0;
   const organizations = new Set<string>();
   for (const flat of lanes) {
@@ -121,13 +128,16 @@ export class OrgSlots {
   readonly maxPerOrg: number;
   readonly leaseMs: number;
   private readonly run: SlotsCommand;
+  private readonly prefixOf: (orgId: string) => string;
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly prefix: string,
+    /** The key prefix of the slots: the deployment's, or per organization its shard's (ADR 0035). */
+    prefix: string | ((orgId: string) => string),
     settings: OrgSlotsSettings,
     private readonly keyspace: SlotKeyspace = 'org-slots',
   ) {
+    this.prefixOf = typeof prefix === 'string' ? () => prefix : prefix;
     this.maxPerOrg = settings.maxPerOrg;
     this.leaseMs = settings.leaseMs ?? DEFAULT_SLOT_LEASE_MS;
     // ioredis sends it by SHA and loads it again after a Redis restart or flush.
@@ -169,7 +179,7 @@ export class OrgSlots {
       this.key(orgId, 'held'),
       this.key(orgId, 'waiting'),
       this.key(orgId, 'payloads'),
-      backlogKey(this.prefix, this.keyspace),
+      backlogKey(this.prefixOf(orgId), this.keyspace),
       this.maxPerOrg,
       this.leaseMs,
       mode,
@@ -180,6 +190,6 @@ export class OrgSlots {
   }
 
   private key(orgId: string, part: 'held' | 'waiting' | 'payloads'): string {
-    return `${this.prefix}:${this.keyspace}:${orgId}:${part}`;
+    return `${this.prefixOf(orgId)}:${this.keyspace}:${orgId}:${part}`;
   }
 }

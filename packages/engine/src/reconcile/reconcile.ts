@@ -35,7 +35,7 @@ export async function reconcile(core: EngineCore, staleMs: number, limit = 500):
       if (await core.dispatcher.waitsForSlot(node.organization_id, { ...data, nodeType: node.node_type })) {
         return { node, data, state: 'waiting' as const };
       }
-      const job = await core.dispatcher.queueFor(node.node_type).getJob(executeNodeJobId(data));
+      const job = await core.dispatcher.queueFor(node.node_type, node.organization_id).getJob(executeNodeJobId(data));
       if (!job) return { node, data, state: 'missing' as const };
       return {
         node,
