@@ -117,7 +117,7 @@ const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/]+):(\d{1,5})$/;
 /**
  * Where the gateway's and the worker's Redis is: REDIS_URL names one server;
  * REDIS_CLUSTER_NODES, when set, names seed nodes of a Redis Cluster instead
- * (REDIS_URL is then ignored). One of the two is required: check it with
+ * (REDIS_URL then lends the nodes only its user, password and `rediss:` TLS). One of the two is required: check it with
  * `requireRedisTarget` on the process's schema.
  */
 export const redisEnvShape = {

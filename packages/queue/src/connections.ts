@@ -6,9 +6,15 @@ export type RedisClient = Redis | Cluster;
 /**
  * Where Redis is: one server (REDIS_URL), or the seed nodes of a Redis Cluster
  * (REDIS_CLUSTER_NODES, `host:port` each), from which the client learns the rest.
- * A bare string is a URL.
+ * A bare string is a URL. A cluster's `auth` URL lends every node's connection
+ * its user, password and TLS (`rediss:`); its host is not used.
  */
-export type RedisTarget = string | { url: string } | { clusterNodes: readonly string[] };
+export type RedisTarget = string | { url: string } | ClusterTarget;
+
+export interface ClusterTarget {
+  clusterNodes: readonly string[];
+  auth?: string;
+}
 
 /** The target a process's config names: the cluster when REDIS_CLUSTER_NODES is set, else REDIS_URL. */
 export function redisTargetOf(config: {
@@ -16,13 +22,13 @@ export function redisTargetOf(config: {
   REDIS_CLUSTER_NODES?: readonly string[];
 }): RedisTarget {
   if (config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) {
-    return { clusterNodes: config.REDIS_CLUSTER_NODES };
+    return { clusterNodes: config.REDIS_CLUSTER_NODES, ...(config.REDIS_URL ? { auth: config.REDIS_URL } : {}) };
   }
   if (!config.REDIS_URL) throw new Error('neither REDIS_URL nor REDIS_CLUSTER_NODES is set');
   return { url: config.REDIS_URL };
 }
 
-export function isClusterTarget(target: RedisTarget): target is { clusterNodes: readonly string[] } {
+export function isClusterTarget(target: RedisTarget): target is ClusterTarget {
   return typeof target !== 'string' && 'clusterNodes' in target;
 }
 
@@ -34,6 +40,16 @@ export function isCluster(redis: RedisClient): redis is Cluster {
 function startupNode(node: string): { host: string; port: number } {
   const at = node.lastIndexOf(':');
   return { host: node.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(node.slice(at + 1)) };
+}
+
+/** What a URL says about connecting, apart from where: user, password, TLS. */
+function credentialsOf(url: string): RedisOptions {
+  const parsed = new URL(url);
+  return {
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
 }
 
 /**
@@ -48,7 +64,7 @@ export function createRedisClient(target: RedisTarget, options: RedisOptions = {
   if (!isClusterTarget(target)) return new Redis(typeof target === 'string' ? target : target.url, options);
   const { enableOfflineQueue, lazyConnect, retryStrategy, keyPrefix, ...redisOptions } = options;
   const clusterOptions: ClusterOptions = {
-    redisOptions,
+    redisOptions: { ...(target.auth ? credentialsOf(target.auth) : {}), ...redisOptions },
     ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
     ...(lazyConnect !== undefined ? { lazyConnect } : {}),
     ...(retryStrategy ? { clusterRetryStrategy: (times: number) => retryStrategy(times) } : {}),

@@ -15,6 +15,8 @@ export interface RedisClusterOptions {
   masters?: number;
   redisServer?: string;
   redisCli?: string;
+  /** Every node asks for it (`requirepass`, and `masterauth` between nodes). */
+  password?: string;
 }
 
 export interface TestRedisCluster {
@@ -36,7 +38,9 @@ export async function startRedisCluster({
   masters = 3,
   redisServer = 'redis-server',
   redisCli = 'redis-cli',
+  password,
 }: RedisClusterOptions = {}): Promise<TestRedisCluster> {
+  const auth = password ? ['--requirepass', password, '--masterauth', password] : [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-redis-cluster-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
@@ -78,18 +82,25 @@ export async function startRedisCluster({
           path.join(nodeDir, 'nodes.conf'),
           '--cluster-node-timeout',
           '5000',
+          ...auth,
         ],
         { stdio: 'ignore' },
       );
       children.push(child);
       ports.push(port);
-      await waitUntilPings(port, child);
+      await waitUntilPings(port, child, password);
     }
     const nodes = ports.map((port) => `127.0.0.1:${port}`);
-    await run(redisCli, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], {
-      timeout: 30_000,
-    });
-    await waitUntilClusterOk(nodes);
+    await run(
+      redisCli,
+      [...(password ? ['-a', password, '--no-auth-warning'] : []), '--cluster', 'create', ...nodes].concat([
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ]),
+      { timeout: 30_000 },
+    );
+    await waitUntilClusterOk(nodes, password);
     return { nodes, nodesEnv: nodes.join(','), stop };
   } catch (err) {
     await stop();
@@ -97,8 +108,9 @@ export async function startRedisCluster({
   }
 }
 
-async function waitUntilPings(port: number, child: ChildProcess): Promise<void> {
+async function waitUntilPings(port: number, child: ChildProcess, password?: string): Promise<void> {
   const probe = new Redis(port, '127.0.0.1', {
+    ...(password ? { password } : {}),
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => 50,
@@ -119,10 +131,14 @@ async function waitUntilPings(port: number, child: ChildProcess): Promise<void> 
 }
 
 /** Every node agrees the cluster is up, and a cluster client can write to a slot on each master. */
-async function waitUntilClusterOk(nodes: string[]): Promise<void> {
+async function waitUntilClusterOk(nodes: string[], password?: string): Promise<void> {
   for (const node of nodes) {
     const [host, port] = node.split(':');
-    const probe = new Redis(Number(port), host!, { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    const probe = new Redis(Number(port), host!, {
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 50,
+      ...(password ? { password } : {}),
+    });
     probe.on('error', () => undefined);
     try {
       await waitFor(
@@ -134,7 +150,10 @@ async function waitUntilClusterOk(nodes: string[]): Promise<void> {
       probe.disconnect();
     }
   }
-  const client = new Cluster(nodes.map((n) => ({ host: n.split(':')[0]!, port: Number(n.split(':')[1]) })));
+  const client = new Cluster(
+    nodes.map((n) => ({ host: n.split(':')[0]!, port: Number(n.split(':')[1]) })),
+    password ? { redisOptions: { password } } : {},
+  );
   client.on('error', () => undefined);
   try {
     await waitFor(
