@@ -1,4 +1,4 @@
-import { databaseEnvShape, otelEnvShape, redisEnvShape, s3EnvShape } from '@weft/config';
+import { databaseEnvShape, orgSharesEnvShape, otelEnvShape, redisEnvShape, s3EnvShape } from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { webhookEnvShape } from '@weft/webhooks';
@@ -16,6 +16,7 @@ const SHARED_SHAPES: Record<string, string[]> = {
   databaseEnvShape: Object.keys(databaseEnvShape),
   s3EnvShape: Object.keys(s3EnvShape),
   redisEnvShape: Object.keys(redisEnvShape),
+  orgSharesEnvShape: Object.keys(orgSharesEnvShape),
   otelEnvShape: Object.keys(otelEnvShape('any')),
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),
   priceTableEnvShape: Object.keys(priceTableEnvShape),

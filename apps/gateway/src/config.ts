@@ -8,6 +8,7 @@ import {
   envString,
   otelEnvShape,
   parseEnv,
+  orgSharesEnvShape,
   redisEnvShape,
   requireRedisTarget,
   withClusterPrefix,
@@ -38,10 +39,7 @@ export const GatewayEnv = z
     METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
     /** A run in progress, not awaiting review, whose row has not changed for this long counts in weft_runs_stalled. Keep it above the longest node timeout. */
     RUN_STALLED_AFTER_SECONDS: envInt(10, 7 * 24 * 3600).default(900),
-    /** Light-lane nodes (provider calls) of one organization queued or executing at once, over every worker; the rest wait their turn (ADR 0033). Same value as the workers'. */
-    ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(500),
-    /** Heavy-lane nodes (media work) of one organization queued or executing at once, over every worker (ADR 0033). Same value as the workers'. */
-    ORG_MAX_MEDIA_NODES: envInt(1, 100_000).default(20),
+    ...orgSharesEnvShape,
     /** How long /metrics reuses the cluster-wide gauges (queue depths, run counts, workers) before reading PostgreSQL and Redis again. */
     METRICS_CLUSTER_CACHE_MS: envInt(0, 600_000).default(5000),
     /** Enables `Authorization: Bearer <JWT>` (HS256) when set. */

@@ -6,6 +6,7 @@ import {
   envString,
   otelEnvShape,
   parseEnv,
+  orgSharesEnvShape,
   redisEnvShape,
   requireRedisTarget,
   withClusterPrefix,
@@ -38,10 +39,7 @@ export const WorkerEnv = z
     WORKER_LIGHT_CONCURRENCY: envInt(1, 10_000).default(1000),
     /** Node jobs of the heavy queue (media processing) executed at once by this process. */
     WORKER_HEAVY_CONCURRENCY: envInt(1, 64).default(2),
-    /** Light-lane nodes (provider calls) of one organization queued or executing at once, over every worker; the rest wait their turn (ADR 0033). Same value as the gateway's. */
-    ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(500),
-    /** Heavy-lane nodes (media work) of one organization queued or executing at once, over every worker (ADR 0033). Same value as the gateway's. */
-    ORG_MAX_MEDIA_NODES: envInt(1, 100_000).default(20),
+    ...orgSharesEnvShape,
     /** How long a job stays locked without renewal before another worker takes it over; node jobs of a worker whose heartbeat lapsed are handed back sooner. */
     WORKER_LOCK_DURATION_MS: envInt(1000, 600_000).default(30_000),
     /** How often the reconciler looks for runs whose queue work vanished. */

@@ -120,6 +120,18 @@ const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/]+):(\d{1,5})$/;
  * (REDIS_URL then lends the nodes only its user, password and `rediss:` TLS). One of the two is required: check it with
  * `requireRedisTarget` on the process's schema.
  */
+/**
+ * Each organization's share of the workers, per lane (ADR 0033): read by the
+ * gateway (admission, the waiting nodes it reports) and the workers (the slot
+ * script), which must agree on it.
+ */
+export const orgSharesEnvShape = {
+  /** Light-lane nodes (provider calls) of one organization queued or executing at once, over every worker; the rest wait their turn. */
+  ORG_MAX_EXECUTING_NODES: envInt(1, 100_000).default(500),
+  /** Heavy-lane nodes (media work) of one organization queued or executing at once, over every worker. */
+  ORG_MAX_MEDIA_NODES: envInt(1, 100_000).default(20),
+};
+
 export const redisEnvShape = {
   REDIS_URL: envOptionalString().pipe(z.url().optional()),
   /** Comma-separated `host:port` seeds of a Redis Cluster (any few of its nodes; the client discovers the rest). */
