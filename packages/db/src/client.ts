@@ -58,7 +58,14 @@ export function createDb({
     p.on('error', () => undefined);
     p.on('connect', (client) => client.on('error', () => undefined));
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // Prisma's own bounds for an interactive transaction (2 s to get a connection, 5 s in
+  // all) are tighter than the pool's: on a busy machine a transaction gave up, as a
+  // P2028 and a 500, while the pool would still have served it. The pool's bounds rule
+  // instead, and a transaction that cannot start in them is the database being unavailable.
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool),
+    transactionOptions: { maxWait: connectTimeoutMs, timeout: queryTimeoutMs },
+  });
   return {
     prisma,
     pool,

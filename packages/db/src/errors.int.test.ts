@@ -96,3 +96,36 @@ test('statements that are wrong are not outages', async () => {
     await db.close();
   }
 });
+
+describe('a transaction waiting for a connection of a busy pool', () => {
+  /** Holds the pool's one connection for `ms`. */
+  const hold = (db: ReturnType<typeof createDb>, ms: number) =>
+    db.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_sleep(${ms / 1000})`;
+    });
+
+  test('waits as long as the pool would (past Prisma’s 2 s), and commits', async () => {
+    const db = createDb({ databaseUrl: env.databaseUrl, poolSize: 1, connectTimeoutMs: 10_000 });
+    try {
+      const held = hold(db, 3000);
+      const waited = await db.prisma.$transaction(async (tx) => tx.$queryRaw<Array<{ one: number }>>`SELECT 1 AS one`);
+      expect(waited).toEqual([{ one: 1 }]);
+      await held;
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('past the pool’s bound: unavailable (a 503), not an error of the statement', async () => {
+    const db = createDb({ databaseUrl: env.databaseUrl, poolSize: 1, connectTimeoutMs: 500 });
+    try {
+      const held = hold(db, 2000);
+      const err = await db.prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1`).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      await held;
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -60,6 +60,12 @@ const PG_CONNECTION_MESSAGES = [
   'Client was closed',
 ];
 
+// P2028 covers every misuse of an interactive transaction; only this one is the pool's
+// lack of a free connection, the rest (a transaction used after it closed) are bugs.
+function isTransactionNotStarted(err: Prisma.PrismaClientKnownRequestError): boolean {
+  return err.message.includes('Unable to start a transaction in the given time');
+}
+
 function isUnavailableSqlState(code: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.some((c) => code.startsWith(c));
 }
@@ -81,6 +87,9 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 8) return false;
   if (err instanceof Prisma.PrismaClientInitializationError) return true;
   if (err instanceof Prisma.PrismaClientKnownRequestError && PRISMA_UNAVAILABLE.has(err.code)) return true;
+  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2028' && isTransactionNotStarted(err)) {
+    return true;
+  }
   const state = sqlState(err);
   if (state) return isUnavailableSqlState(state);
   const e = err as DbErrorShape;
