@@ -14,7 +14,6 @@ export { OrgSlots, readSlotBacklog, type OrgSlotsSettings, type SlotBacklog } fr
 export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
 export { listenForRunChanges, type RunChange } from './dispatch/run-changes';
 export { listenForRunDeltas, type RunDeltaListener } from './dispatch/run-deltas';
-export { TransientError } from './transient';
 export type { StartRunInput, StartedRun } from './start-run/start-run';
 export type { ReviewDecisionInput } from './decide-review/decide-review';
 export type { ReconcileReport } from './reconcile/reconcile';
@@ -23,8 +22,6 @@ export type { LoadedVersion } from './store/versions';
 export type { ExecutedNode, ExecuteOptions } from './execute-node/execute-node';
 export type { InstantScope } from './execute-node/instant-chain';
 export type { RunSnapshot } from './store/run-snapshots';
-export { uuidv7, derivedUuid } from './store/ids';
-export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './store/readable';
 export { adjustCredits } from './store/credits';
 export { readRunRecords, runRecord, sharedRunFields, type RunRef, type SharedRunFields } from './store/run-record';
 export { GroupedCalls, type GroupedCallsOptions } from './store/grouped-calls';

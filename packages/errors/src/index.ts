@@ -166,3 +166,5 @@ export function isSocketFailure(err: unknown, depth = 0): boolean {
   if (Array.isArray(errors) && errors.some((inner) => isSocketFailure(inner, depth + 1))) return true;
   return isSocketFailure(cause, depth + 1);
 }
+
+export { TransientError } from './transient';

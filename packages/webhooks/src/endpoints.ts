@@ -1,7 +1,7 @@
 import type { CreateWebhookEndpoint, WebhookEndpoint, WebhookEvent } from '@weft/contracts';
 import type { Keyring } from '@weft/credentials';
 import { pageOfRows, SqlValues, type Page, type PageRequest } from '@weft/db';
-import { uuidv7 } from '@weft/engine';
+import { uuidv7 } from '@weft/db';
 import { invalid } from '@weft/errors';
 import type { Pool } from 'pg';
 import { endpointContext } from './secrets';

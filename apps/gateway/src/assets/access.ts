@@ -1,5 +1,5 @@
 import type { Prisma } from '@weft/db';
-import { readableBy } from '@weft/engine';
+import { readableBy } from '@weft/db';
 
 // Who may do what with an asset (docs/api.md#assets); download-asset.ts states
 // the same read rule in SQL:

@@ -1,5 +1,5 @@
 import type { Db } from '@weft/db';
-import { isReadableBy } from '@weft/engine';
+import { isReadableBy } from '@weft/db';
 import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import type { Loaded } from '../cache/invalidated-cache';

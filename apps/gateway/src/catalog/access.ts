@@ -1,6 +1,6 @@
 import type { AppVisibilitySchema, FlowVisibilitySchema, z } from '@weft/contracts';
 import type { Prisma, SqlValues } from '@weft/db';
-import { readableBy } from '@weft/engine';
+import { readableBy } from '@weft/db';
 
 // Who sees what in the catalog (docs/api.md#visibility):
 //

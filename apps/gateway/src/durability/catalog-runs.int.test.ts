@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { uuidv7 } from '@weft/engine';
+import { uuidv7 } from '@weft/db';
 import { ASSET_QUEUE, processAssetJobId } from '@weft/queue';
 import { Queue } from 'bullmq';
 import sharp from 'sharp';

@@ -7,7 +7,7 @@ import {
   ValidationErrorBody,
   type AppInput,
 } from '@weft/contracts';
-import { readableBySql } from '@weft/engine';
+import { readableBySql } from '@weft/db';
 import { BadRequestError, NotFoundError } from '@weft/errors';
 import { appInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';

@@ -1,6 +1,6 @@
 import type { RunInput } from '@weft/contracts';
 import type { Db } from '@weft/db';
-import { readableBySql } from '@weft/engine';
+import { readableBySql } from '@weft/db';
 import type { ValidationIssue } from '@weft/errors';
 import { FONT_EXTENSIONS, RASTER_EXTENSIONS, type MediaExtension } from '@weft/media';
 import { parseBrand } from '@weft/nodes';

@@ -2,7 +2,7 @@ import type { ProposedOutput } from '@weft/contracts';
 import { invalid, ValidationError, type ValidationIssue } from '@weft/errors';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
-import { readableBySql } from '../store/readable';
+import { readableBySql } from '@weft/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEDIA_OF: Record<string, string> = { images: 'image', videos: 'video', audio: 'audio', files: 'file' };

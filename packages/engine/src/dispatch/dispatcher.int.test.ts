@@ -1,6 +1,6 @@
 import type { Flow } from '@weft/contracts';
 import pino from 'pino';
-import { uuidv7 } from '../store/ids';
+import { uuidv7 } from '@weft/db';
 import { agentRun, createOrganization, publishAgent, type PublishedAgent } from '../testing/catalog-rows';
 import { startEngineTestStack, type EngineTestStack } from '../testing/engine-test-stack';
 import { jobIds, queuedJobIds, takeJob } from '../testing/queued-jobs';

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '@weft/errors';
 import type { EngineCore } from '../engine-core';
 import { reportRunEnded } from '../engine-hooks';
-import { uuidv7 } from '../store/ids';
+import { uuidv7 } from '@weft/db';
 import { endRun, loadNodes, lockRun, type RunRow } from '../store/run-rows';
 import { withTransaction } from '../store/tx';
 import { NODE, RUN } from '@weft/dag';

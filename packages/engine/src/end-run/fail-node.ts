@@ -3,7 +3,7 @@ import type { ExecuteNodeJob } from '@weft/queue';
 import { markNodeFailed } from '@weft/telemetry';
 import type { EngineCore } from '../engine-core';
 import { reportRunEnded } from '../engine-hooks';
-import { uuidv7 } from '../store/ids';
+import { uuidv7 } from '@weft/db';
 import { endRun, loadNodes, lockRun, type NodeRow, type RunRow } from '../store/run-rows';
 import { failNodeAttempt } from '../store/node-executions';
 import { Rollback, withTransaction } from '../store/tx';

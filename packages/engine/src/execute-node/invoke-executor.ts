@@ -17,11 +17,11 @@ import type { ExecuteNodeJob } from '@weft/queue';
 import type { NodeSettlement } from '../store/commit-transition';
 import type { EngineCore } from '../engine-core';
 import type { LoadedVersion } from '../store/versions';
-import { derivedUuid } from '../store/ids';
+import { derivedUuid } from '@weft/db';
 import { nodeAssets } from './node-assets';
 import { providerJobs, recordCharge } from '../store/provider-jobs';
 import type { NodeRow, RunRow } from '../store/run-rows';
-import { TransientError } from '../transient';
+import { TransientError } from '@weft/errors';
 import { NODE } from '@weft/dag';
 
 /** The run a node executes in: its row, inputs and node rows as the execution sees them. */

@@ -16,9 +16,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Pool } from 'pg';
-import { derivedUuid } from '../store/ids';
-import { readableBySql } from '../store/readable';
-import { TransientError } from '../transient';
+import { derivedUuid } from '@weft/db';
+import { readableBySql } from '@weft/db';
+import { TransientError } from '@weft/errors';
 
 const READABLE = readableBySql('$2');
 

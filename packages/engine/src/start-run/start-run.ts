@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Dispatch } from '@weft/dag';
 import { commitUnderLock } from '../store/commit-under-lock';
 import { writeRun, type CreatedRow, type PreparedRun, type StartRunInput } from '../store/create-runs';
-import { uuidv7 } from '../store/ids';
+import { uuidv7 } from '@weft/db';
 import type { RunRow } from '../store/run-rows';
 import { withTransaction } from '../store/tx';
 import type { VersionCache } from '../store/versions';

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { uuidv7 } from './ids';
+import { uuidv7 } from '@weft/db';
 import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
 import { runEventsOf, WEBHOOKS_PART } from './transition-events';
 import type { Transition } from '@weft/dag';

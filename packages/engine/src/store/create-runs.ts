@@ -2,7 +2,7 @@ import type { RunInput, WebhookEvent } from '@weft/contracts';
 import { isRefusedData, violatesUniqueIndex } from '@weft/db';
 import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
-import { uuidv7 } from './ids';
+import { uuidv7 } from '@weft/db';
 import { DELIVERY_COLUMNS, webhookTargetsSql } from './webhook-events';
 import type { LoadedVersion } from './versions';
 import { NODE, RUN } from '@weft/dag';

@@ -1,7 +1,7 @@
 import { NODE, RUN } from '@weft/dag';
 import type { ProviderJobRef, ProviderJobs, ProviderUsage } from '@weft/nodes';
 import type { Pool, PoolClient } from 'pg';
-import { TransientError } from '../transient';
+import { TransientError } from '@weft/errors';
 
 export interface AttemptKey {
   runId: string;

@@ -1,6 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { AppRunSchema } from '@weft/contracts';
-import { uuidv7 } from '@weft/engine';
+import { uuidv7 } from '@weft/db';
 import { jpegDeclaring } from '@weft/testing';
 import sharp from 'sharp';
 import request from 'supertest';
