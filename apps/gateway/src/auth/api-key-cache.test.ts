@@ -1,5 +1,6 @@
 import { waitFor } from '@weft/testing';
-import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
+import type { ApiKeyRow } from '@weft/accounts';
+import { ApiKeyCache } from './api-key-cache';
 
 const row = (over: Partial<ApiKeyRow> = {}): ApiKeyRow => ({
   id: 'key-1',

@@ -1,3 +1,4 @@
+import type { ApiKeyRow } from '@weft/accounts';
 import { InvalidatedCache } from '../cache/invalidated-cache';
 
 // API key rows cached by their public prefix, so that an authenticated request
@@ -6,14 +7,6 @@ import { InvalidatedCache } from '../cache/invalidated-cache';
 // revoked elsewhere is evicted by a Redis message (revocation.ts); the
 // invariants are those of InvalidatedCache. A revoked key is remembered as
 // unusable for the full TTL: revocation is final.
-
-export interface ApiKeyRow {
-  id: string;
-  organizationId: string;
-  /** Hex SHA-256 of the whole key. */
-  hash: string;
-  revokedAt: Date | null;
-}
 
 export interface CachedApiKey {
   id: string;

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createApp } from '../app';
 import { startTestGateway, TEST_ADMIN_TOKEN, TEST_JWT_SECRET, type TestGateway } from '../testing/test-gateway';
 import { withTestRoutes } from '../testing/test-routes';
-import { generateApiKey } from './api-key-format';
+import { generateApiKey } from '@weft/accounts';
 import { createAuthenticator } from './authenticator';
 import { revocationChannel } from './revocation';
 

@@ -1,3 +1,4 @@
+import { apiKeyMatches, findApiKey, organizationExists, parseApiKey, type ApiKeyRow } from '@weft/accounts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '@weft/db';
 import { AppError, ForbiddenError, ServiceUnavailableError, UnauthorizedError } from '@weft/errors';
@@ -8,8 +9,7 @@ import type { GatewayConfig } from '../config';
 import { followInvalidations } from '../cache/shared-cache';
 import type { AuthContext } from '../http/auth-context';
 import type { Authenticator } from '../http/guard';
-import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
-import { apiKeyMatches, parseApiKey } from './api-key-format';
+import { ApiKeyCache } from './api-key-cache';
 import { verifyJwt } from './jwt';
 import { KnownOrganizations } from './known-organizations';
 import { revocationChannel } from './revocation';
@@ -60,10 +60,7 @@ export function createAuthenticator({ db, redis, config, logger }: Authenticator
     ttlMs: config.API_KEY_CACHE_TTL_MS,
     load: async (prefix): Promise<ApiKeyRow | null> => {
       try {
-        return await db.prisma.apiKey.findUnique({
-          where: { prefix },
-          select: { id: true, organizationId: true, hash: true, revokedAt: true },
-        });
+        return await findApiKey(db, prefix);
       } catch (err) {
         log.error({ err: (err as Error).message }, 'api key lookup failed');
         throw new ServiceUnavailableError('Authentication is temporarily unavailable');
@@ -90,7 +87,7 @@ export function createAuthenticator({ db, redis, config, logger }: Authenticator
 
   const organizations = new KnownOrganizations(async (id) => {
     try {
-      return (await db.prisma.organization.count({ where: { id } })) > 0;
+      return await organizationExists(db, id);
     } catch (err) {
       log.error({ err: (err as Error).message }, 'organization lookup failed');
       throw new ServiceUnavailableError('Authentication is temporarily unavailable');

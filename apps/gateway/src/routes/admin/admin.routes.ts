@@ -10,8 +10,8 @@ import {
   IdParam,
   z,
 } from '@weft/contracts';
-import { createOrganization } from '../../admin/organizations';
-import { createApiKey, revokeApiKey } from '../../auth/api-keys';
+import { createApiKey, createOrganization } from '@weft/accounts';
+import { revokeApiKey } from '../../auth/api-keys';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
 // Operator endpoints (docs/api.md#admin). Authenticated by ADMIN_TOKEN; absent

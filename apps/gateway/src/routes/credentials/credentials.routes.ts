@@ -1,3 +1,4 @@
+import { organizationExists } from '@weft/accounts';
 import {
   CreateCredentialBody,
   CredentialListSchema,
@@ -96,8 +97,7 @@ export const deleteCredentialRoute = defineRoute({
 
 /** The organization must exist: an operator's typo answers 404, not an empty list. */
 async function knownOrganization(db: Db, id: string): Promise<void> {
-  const found = await db.prisma.organization.findUnique({ where: { id }, select: { id: true } });
-  if (!found) throw new NotFoundError('Organization');
+  if (!(await organizationExists(db, id))) throw new NotFoundError('Organization');
 }
 
 export const adminCreateCredentialRoute = defineRoute({

@@ -1,5 +1,5 @@
 import type { Db } from '@weft/db';
-import { issueApiKey, retryOnPrefixCollision } from '../auth/api-keys';
+import { issueApiKey, retryOnPrefixCollision } from './api-keys';
 
 export interface CreatedOrganization {
   id: string;
@@ -28,4 +28,8 @@ export async function createOrganization(db: Db, name: string, credits: number):
       return { ...org, apiKey: key.apiKey };
     }),
   );
+}
+
+export async function organizationExists(db: Db, id: string): Promise<boolean> {
+  return (await db.prisma.organization.count({ where: { id } })) > 0;
 }
