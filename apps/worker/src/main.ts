@@ -3,7 +3,7 @@ import { startupConfig, tracing } from './tracing';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '@weft/config';
-import { createDb } from '@weft/db';
+import { createDb, pingDatabase } from '@weft/db';
 import { readiness } from '@weft/health';
 import { credentialStoreFor, parseKeyring } from '@weft/credentials';
 import { createNodeRoutes } from '@weft/providers';
@@ -57,7 +57,7 @@ async function main() {
     logger,
     readiness: () =>
       readiness({
-        pingDatabase: () => db.pool.query('SELECT 1'),
+        pingDatabase: () => pingDatabase(db),
         redis,
         pingStorage: () => storage.ping(),
         local: { processors: () => processing },
@@ -69,7 +69,7 @@ async function main() {
     process.exit(1);
   });
 
-  await db.pool.query('SELECT 1');
+  await pingDatabase(db);
   await redis.ping();
   watchEvictionPolicy(redis, logger);
   const heartbeat = await startHeartbeat({

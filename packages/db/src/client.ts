@@ -77,6 +77,11 @@ export function createDb({
   };
 }
 
+/** A round trip through the shared pool: the readiness probes' and startup's check that the database answers. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.pool.query('SELECT 1');
+}
+
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 const CUSTOM_PLANS = '-c plan_cache_mode=force_custom_plan';
 

@@ -1,3 +1,4 @@
+import { pingDatabase } from '@weft/db';
 import { z } from '@weft/contracts';
 import { readiness } from '@weft/health';
 import { defineRoute } from '../../http/define-route';
@@ -34,7 +35,7 @@ export const readyz = defineRoute({
   },
   handler: async ({ deps }) => {
     const body = await readiness({
-      pingDatabase: () => deps.db.pool.query('SELECT 1'),
+      pingDatabase: () => pingDatabase(deps.db),
       redis: deps.redis,
       pingStorage: () => deps.pingStorage(),
     });
