@@ -10,7 +10,7 @@ import type { TransitionWrite } from './store/commit-transition';
 import type { Dispatcher } from './dispatch/dispatcher';
 import type { WebhookRelay } from './dispatch/webhook-relay';
 import type { EngineHooks } from './engine-hooks';
-import type { VersionCache } from './store/versions';
+import type { VersionCache } from '@weft/catalog';
 import type { GroupedCalls } from './store/grouped-calls';
 import type { RunSnapshot } from './store/run-snapshots';
 

@@ -18,7 +18,7 @@ import { commitTransitions } from './store/commit-transition';
 import { executeNode, type ExecutedNode, type ExecuteOptions } from './execute-node/execute-node';
 import { GroupedCalls } from './store/grouped-calls';
 import { readRuns, type RunSnapshot } from './store/run-snapshots';
-import { VersionCache } from './store/versions';
+import { VersionCache } from '@weft/catalog';
 import { reconcile, type ReconcileReport } from './reconcile/reconcile';
 import { cancelProviderJobs, type CancelSweepReport } from './end-run/cancel-provider-jobs';
 import { CreateBatches } from './start-run/create-batches';

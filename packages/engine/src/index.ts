@@ -18,7 +18,6 @@ export type { StartRunInput, StartedRun } from './start-run/start-run';
 export type { ReviewDecisionInput } from './decide-review/decide-review';
 export type { ReconcileReport } from './reconcile/reconcile';
 export type { CancelSweepReport } from './end-run/cancel-provider-jobs';
-export type { LoadedVersion } from './store/versions';
 export type { ExecutedNode, ExecuteOptions } from './execute-node/execute-node';
 export type { InstantScope } from './execute-node/instant-chain';
 export type { RunSnapshot } from './store/run-snapshots';

@@ -1,9 +1,9 @@
+import { loadAgent, readableAgent, readableStoredAgent, type StoredAgent } from '@weft/catalog';
 import type { Agent } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
 import { createSharedCache } from '../cache/shared-cache';
-import { loadAgent, readableAgent, readableStoredAgent, type StoredAgent } from './get-agent';
 
 // Agents are read far more often than they change (a new version, at most a
 // few times a day), and `GET /agents/{id}` is the catalog's hottest read. Each

@@ -1,3 +1,4 @@
+import { agentTargetOf } from '@weft/catalog';
 import {
   CreateRunBody,
   ErrorBody,
@@ -7,7 +8,7 @@ import {
   ValidationErrorBody,
 } from '@weft/contracts';
 import { agentInputs } from '@weft/dag';
-import { invalid, ValidationError } from '@weft/errors';
+import { ValidationError } from '@weft/errors';
 import { agentInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';
 
@@ -28,18 +29,12 @@ export const agentRunKind: RunKind<'agent'> = {
    * racing a publish is pinned to either version.
    */
   async resolve({ agents, engine }, orgId, body) {
-    const stored = await agents.stored(orgId, body.agent_id);
-    const versionId = stored.activeVersionId;
-    if (!versionId || !stored.agent) {
-      throw invalid(['body', 'agent_id'], 'Agent has no active version', 'no_active_version', body.agent_id);
-    }
-    const { graph } = await engine.versions.version(versionId);
+    const target = agentTargetOf(await agents.stored(orgId, body.agent_id), body.agent_id);
+    const { graph } = await engine.versions.version(target.agentVersionId);
     return {
+      ...target,
       catalogId: body.agent_id,
-      agentId: body.agent_id,
-      agentVersionId: versionId,
       appId: null,
-      estimatedCost: stored.agent.estimated_cost,
       inputs: agentInputSpecs(agentInputs(graph.flow)),
     };
   },

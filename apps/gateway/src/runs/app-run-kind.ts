@@ -1,3 +1,4 @@
+import { resolveAppTarget } from '@weft/catalog';
 import {
   AppRunPageSchema,
   AppRunSchema,
@@ -5,19 +6,10 @@ import {
   ErrorBody,
   ListAppRunsQuery,
   ValidationErrorBody,
-  type AppInput,
 } from '@weft/contracts';
-import { readableBySql } from '@weft/db';
-import { BadRequestError, NotFoundError } from '@weft/errors';
+import { BadRequestError } from '@weft/errors';
 import { appInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';
-
-const APP_FOR_RUN = {
-  name: 'runs_app_for_run_v1',
-  text: `SELECT p.agent_id, p.estimated_cost, p.inputs, a.active_version_id
-             FROM apps p JOIN agents a ON a.id = p.agent_id
-            WHERE p.id = $1 AND ${readableBySql('$2', 'p')}`,
-};
 
 /**
  * Runs of an app: POST /app-runs names the app, and the run executes the
@@ -35,23 +27,8 @@ export const appRunKind: RunKind<'app'> = {
 
   /** The app must be readable by the caller (own, shared or public). */
   async resolve({ db }, orgId, body) {
-    const { rows } = await db.pool.query<{
-      agent_id: string;
-      estimated_cost: number;
-      inputs: AppInput[];
-      active_version_id: string | null;
-    }>({ ...APP_FOR_RUN, values: [body.app_id, orgId] });
-    const app = rows[0];
-    if (!app) throw new NotFoundError('App');
-    if (!app.active_version_id) throw new BadRequestError("The app's agent has no active version");
-    return {
-      catalogId: body.app_id,
-      agentId: app.agent_id,
-      agentVersionId: app.active_version_id,
-      appId: body.app_id,
-      estimatedCost: app.estimated_cost,
-      inputs: appInputSpecs(app.inputs),
-    };
+    const target = await resolveAppTarget(db, orgId, body.app_id);
+    return { ...target, catalogId: body.app_id, inputs: appInputSpecs(target.inputs) };
   },
 
   rejectInputs: (issues) => new BadRequestError(`Invalid inputs: ${issues.map((i) => i.msg).join('; ')}`),

@@ -1,5 +1,6 @@
 import type { RunGraph } from '@weft/contracts';
-import { readRunNodes, type LoadedVersion, type NodeStateRow, type RunKindName } from '@weft/engine';
+import type { LoadedVersion } from '@weft/catalog';
+import { readRunNodes, type NodeStateRow, type RunKindName } from '@weft/engine';
 import { NotFoundError } from '@weft/errors';
 import type { RunDeps, RunKind } from './run-kind';
 

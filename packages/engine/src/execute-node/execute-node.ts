@@ -5,7 +5,7 @@ import { withLogContext } from '@weft/telemetry';
 import type { EngineCore } from '../engine-core';
 import { reportRunEnded } from '../engine-hooks';
 import { failNode } from '../end-run/fail-node';
-import type { LoadedVersion } from '../store/versions';
+import type { LoadedVersion } from '@weft/catalog';
 import type { NodeSettlement } from '../store/commit-transition';
 import { NO_SCOPE, settleWithInstantNodes, type InstantScope } from './instant-chain';
 import { CANCELED, invokeExecutor, type ExecutionScope } from './invoke-executor';

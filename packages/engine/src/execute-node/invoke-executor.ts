@@ -16,7 +16,7 @@ import {
 import type { ExecuteNodeJob } from '@weft/queue';
 import type { NodeSettlement } from '../store/commit-transition';
 import type { EngineCore } from '../engine-core';
-import type { LoadedVersion } from '../store/versions';
+import type { LoadedVersion } from '@weft/catalog';
 import { derivedUuid } from '@weft/db';
 import { nodeAssets } from './node-assets';
 import { providerJobs, recordCharge } from '../store/provider-jobs';

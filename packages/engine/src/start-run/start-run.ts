@@ -6,7 +6,7 @@ import { writeRun, type CreatedRow, type PreparedRun, type StartRunInput } from 
 import { uuidv7 } from '@weft/db';
 import type { RunRow } from '../store/run-rows';
 import { withTransaction } from '../store/tx';
-import type { VersionCache } from '../store/versions';
+import type { VersionCache } from '@weft/catalog';
 import { RUN } from '@weft/dag';
 
 export type { PreparedRun, StartRunInput } from '../store/create-runs';

@@ -2,7 +2,7 @@ import type { FlowOutput } from '@weft/contracts';
 import { isRequiredInput } from '@weft/nodes';
 import type { PoolClient } from 'pg';
 import { commitTransition } from './commit-transition';
-import type { LoadedVersion } from './versions';
+import type { LoadedVersion } from '@weft/catalog';
 import type { NodeRow, RunRow } from './run-rows';
 import { planTransition, type Dispatch } from '@weft/dag';
 

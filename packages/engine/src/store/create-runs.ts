@@ -4,7 +4,7 @@ import { ExternalIdConflictError, invalid } from '@weft/errors';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from '@weft/db';
 import { DELIVERY_COLUMNS, webhookTargetsSql } from './webhook-events';
-import type { LoadedVersion } from './versions';
+import type { LoadedVersion } from '@weft/catalog';
 import { NODE, RUN } from '@weft/dag';
 
 export interface StartRunInput {

@@ -1,3 +1,4 @@
+import { joinAgentVersion } from '@weft/catalog';
 import type { PendingReview, Run, RunInput, RunResult, RunSummary } from '@weft/contracts';
 import { REVIEW, RUN } from '@weft/dag';
 import { pageOfRows, SqlValues, type Page, type PageStatement } from '@weft/db';
@@ -40,7 +41,7 @@ export const RECORD_COLUMNS = `r.id, r.agent_id, r.app_id, r.external_id, r.stat
                   SELECT json_agg(json_build_object('id', rv.id, 'node_id', rv.node_id,
                                                     'proposed_output', rv.proposed_output) ORDER BY rv.created_at, rv.id)
                     FROM reviews rv WHERE rv.run_id = r.id AND rv.status = '${REVIEW.pending}') END AS pending_reviews`;
-export const RECORD_TABLES = `FROM runs r JOIN agent_versions v ON v.id = r.agent_version_id`;
+export const RECORD_TABLES = `FROM runs r ${joinAgentVersion('v', 'r.agent_version_id')}`;
 const RECORD_FROM = `${RECORD_TABLES}
           WHERE r.id = $1 AND r.organization_id = $2 AND r.kind = $3::"RunKind"`;
 

@@ -1,3 +1,4 @@
+import { createAgent, listAgents, publishAgentVersion } from '@weft/catalog';
 import {
   AgentPageSchema,
   AgentSchema,
@@ -10,9 +11,7 @@ import {
   IdParam,
   z,
 } from '@weft/contracts';
-import { createAgent } from '../../catalog/create-agent';
-import { listAgents } from '../../catalog/list-agents';
-import { publishAgentVersion } from '../../catalog/publish-agent-version';
+import { assertPublishableFlow } from '../../catalog/check-flow';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
 const AgentPath = z.object({ agent_id: IdParam });
@@ -58,6 +57,7 @@ export const createAgentRoute = defineRoute({
   request: { body: CreateAgentBody },
   responses: { 201: { description: 'The agent', schema: AgentSchema } },
   handler: async ({ deps, auth, body }) => {
+    if (body.flow) assertPublishableFlow(body.flow, ['body', 'flow']);
     const agent = await createAgent(deps.db, auth.organizationId, body);
     // An instance that was asked for this id before it existed may remember it as missing.
     await deps.agents.changed(agent.id);
@@ -78,6 +78,7 @@ export const publishAgentVersionRoute = defineRoute({
     404: { description: 'No agent of the caller organization has this id', schema: ErrorBody },
   },
   handler: async ({ deps, auth, params, body }) => {
+    assertPublishableFlow(body.flow, ['body', 'flow']);
     const published = await publishAgentVersion(deps.db, auth.organizationId, params.agent_id, body.flow);
     if (published.created) await deps.agents.changed(params.agent_id);
     return {

@@ -1,7 +1,5 @@
+import { createApp, getApp, listApps } from '@weft/catalog';
 import { AppPageSchema, AppSchema, CreateAppBody, ErrorBody, IdParam, ListAppsQuery, z } from '@weft/contracts';
-import { createApp } from '../../catalog/create-app';
-import { getApp } from '../../catalog/get-app';
-import { listApps } from '../../catalog/list-apps';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 
 const AppPath = z.object({ app_id: IdParam });

@@ -3,7 +3,6 @@ import { jsonEqual } from '@weft/dag';
 import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import { versionData } from './version-data';
-import { assertPublishableFlow } from './check-flow';
 
 export interface PublishedVersion {
   version: number;
@@ -23,6 +22,7 @@ export interface PublishedVersion {
  *
  * Idempotent: publishing exactly the active flow again returns that version
  * unchanged (`created: false`), so re-running a publisher creates nothing.
+ * The caller checks the flow first, as for createAgent.
  */
 export async function publishAgentVersion(
   db: Db,
@@ -30,7 +30,6 @@ export async function publishAgentVersion(
   agentId: string,
   flow: Flow,
 ): Promise<PublishedVersion> {
-  assertPublishableFlow(flow, ['body', 'flow']);
   return db.prisma.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ active_version_id: string | null }[]>`
       SELECT active_version_id FROM agents

@@ -1,13 +1,12 @@
 import type { Agent, AgentInput, AgentOutput } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import { NotFoundError, invalid } from '@weft/errors';
-import type { Loaded } from '../cache/invalidated-cache';
 
 // The hottest catalog read. The row is loaded in one statement, one round trip,
 // through the pg pool Prisma shares (an un-batched Prisma query costs ~4x the
-// CPU of raw `pg`), without an access
-// filter, so that one cached row (agent-catalog.ts) serves every caller; access
-// is decided by `readableAgent`.
+// CPU of raw `pg`), without an access filter, so that one cached row (the
+// gateway's agent cache) serves every caller; access is decided by
+// `readableAgent`.
 const LOAD_AGENT = {
   name: 'catalog_load_agent_v2',
   text: `SELECT a.id, a.organization_id, a.name, a.description, a.tags, a.visibility, a.estimated_cost,
@@ -41,7 +40,10 @@ export interface StoredAgent {
   agent: Agent | null;
 }
 
-export async function loadAgent(db: Db, agentId: string): Promise<Loaded<StoredAgent>> {
+/** What loadAgent found; a missing agent may be created later, so a cache keeps its absence only briefly. */
+export type LoadedAgent = { value: StoredAgent } | { missing: 'for-now' };
+
+export async function loadAgent(db: Db, agentId: string): Promise<LoadedAgent> {
   const { rows } = await db.pool.query<Row>({ ...LOAD_AGENT, values: [agentId] });
   const row = rows[0];
   if (!row) return { missing: 'for-now' };

@@ -3,18 +3,17 @@ import type { Db } from '@weft/db';
 import { estimateFlowCost } from '@weft/nodes';
 import { toAgent, toDraftAgent } from './mappers';
 import { versionData } from './version-data';
-import { assertPublishableFlow } from './check-flow';
 
 export type CreateAgentInput = z.output<typeof CreateAgentBody>;
 
 /**
  * Creates an agent owned by `orgId` (docs/api.md#agents). With a flow it gets
  * version 1, active; without one it is a draft that GET answers with 422
- * until a version is published.
+ * until a version is published. The caller checks the flow first: its 422
+ * words node params as the gateway words every request body.
  */
 export async function createAgent(db: Db, orgId: string, input: CreateAgentInput): Promise<Agent> {
   const { flow } = input;
-  if (flow) assertPublishableFlow(flow, ['body', 'flow']);
   const data = {
     organizationId: orgId,
     name: input.name,
