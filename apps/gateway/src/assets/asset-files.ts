@@ -1,3 +1,4 @@
+import { loadAssetFile, markAssetDownloaded, type AssetFile } from '@weft/assets';
 import type { Db } from '@weft/db';
 import { isReadableBy } from '@weft/db';
 import type { RedisClient } from '@weft/queue';
@@ -5,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Loaded } from '../cache/invalidated-cache';
 import { createSharedCache } from '../cache/shared-cache';
 
-// What a download needs to know of an asset, kept in each instance's memory.
+// What a download needs to know of an asset (AssetFile), kept in each instance's memory.
 // A player seeking through a video sends a Range request per seek, and a file
 // shown on a page is fetched by every viewer: without this, each of them is a
 // PostgreSQL round trip before the first byte.
@@ -16,20 +17,6 @@ import { createSharedCache } from '../cache/shared-cache';
 // arrives, within milliseconds; while a subscriber is reconnecting entries
 // live one second), and the `downloaded` flag (false → true; a stale false
 // costs a conditional UPDATE that changes nothing).
-
-export interface AssetFile {
-  id: string;
-  organizationId: string;
-  visibility: string;
-  storageKey: string;
-  contentType: string;
-  size: number;
-  filename: string | null;
-  mediaExtension: string;
-  deleted: boolean;
-  /** True once this instance knows the flag is set. */
-  downloaded: boolean;
-}
 
 export interface AssetFiles {
   /** The asset if `organizationId` may read it (its own, or public or shared), deleted ones included. */
@@ -53,52 +40,10 @@ export interface AssetFilesDeps {
 
 export const assetChangesChannel = (redisPrefix: string) => `${redisPrefix}:asset-changed`;
 
-// In SQL through the pool Prisma shares: an un-batched Prisma query costs
-// about four times the CPU of `pg`.
-const LOAD_ASSET_FILE = {
-  name: 'assets_load_file_v1',
-  text: `SELECT id, organization_id, visibility, storage_key, content_type, size_bytes, filename, media_extension,
-                downloaded, deleted_at IS NOT NULL AS deleted
-           FROM assets
-          WHERE id = $1`,
-};
-const MARK_DOWNLOADED = {
-  name: 'assets_mark_downloaded_v1',
-  text: `UPDATE assets SET downloaded = true, updated_at = now() WHERE id = $1 AND NOT downloaded`,
-};
-
-interface Row {
-  id: string;
-  organization_id: string;
-  visibility: string;
-  storage_key: string;
-  content_type: string;
-  size_bytes: string;
-  filename: string | null;
-  media_extension: string;
-  downloaded: boolean;
-  deleted: boolean;
-}
-
-async function loadAssetFile(db: Db, assetId: string): Promise<Loaded<AssetFile>> {
-  const { rows } = await db.pool.query<Row>({ ...LOAD_ASSET_FILE, values: [assetId] });
-  const row = rows[0];
+async function loadCached(db: Db, assetId: string): Promise<Loaded<AssetFile>> {
+  const file = await loadAssetFile(db, assetId);
   // Ids are ours (random UUIDs), so a missing one stays missing: remembered only briefly all the same.
-  if (!row) return { missing: 'for-now' };
-  return {
-    value: {
-      id: row.id,
-      organizationId: row.organization_id,
-      visibility: row.visibility,
-      storageKey: row.storage_key,
-      contentType: row.content_type,
-      size: Number(row.size_bytes),
-      filename: row.filename,
-      mediaExtension: row.media_extension,
-      deleted: row.deleted,
-      downloaded: row.downloaded,
-    },
-  };
+  return file ? { value: file } : { missing: 'for-now' };
 }
 
 export function createAssetFiles({ db, redis, redisPrefix, ttlMs, logger }: AssetFilesDeps): AssetFiles {
@@ -106,7 +51,7 @@ export function createAssetFiles({ db, redis, redisPrefix, ttlMs, logger }: Asse
     redis,
     channel: assetChangesChannel(redisPrefix),
     ttlMs,
-    load: (id) => loadAssetFile(db, id),
+    load: (id) => loadCached(db, id),
     logger: logger.child({ component: 'asset-files' }),
   });
   return {
@@ -117,7 +62,7 @@ export function createAssetFiles({ db, redis, redisPrefix, ttlMs, logger }: Asse
     },
     markDownloaded(file, onError) {
       if (file.downloaded) return;
-      db.pool.query({ ...MARK_DOWNLOADED, values: [file.id] }).then(() => {
+      markAssetDownloaded(db, file.id).then(() => {
         file.downloaded = true;
       }, onError);
     },

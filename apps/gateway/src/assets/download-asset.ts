@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { attachmentDisposition, displayName, type AssetFile } from '@weft/assets';
 import { AppError, BadRequestError, GoneError, NotFoundError, ServiceUnavailableError } from '@weft/errors';
 import {
   RASTER_EXTENSIONS,
@@ -16,9 +17,8 @@ import {
   statObject,
   type Storage,
 } from '@weft/storage';
-import type { AssetFile, AssetFiles } from './asset-files';
+import type { AssetFiles } from './asset-files';
 import { parseRange, type ByteRange } from './byte-range';
-import { attachmentDisposition, displayName } from './filename';
 
 export interface DownloadRequest {
   organizationId: string;

@@ -1,13 +1,11 @@
+import { recordUpload, sanitizeFilename, toAsset } from '@weft/assets';
 import { UploadAssetFields, type Asset } from '@weft/contracts';
-import { violatesUniqueIndex } from '@weft/db';
-import { BadRequestError, ExternalIdConflictError, invalid } from '@weft/errors';
+import { BadRequestError, invalid } from '@weft/errors';
 import { MediaMismatchError, resolveMedia, type DetectedMedia } from '@weft/media';
 import { deleteObject } from '@weft/storage';
 import type { Request, Response } from 'express';
 import type { GatewayDeps } from '../deps';
 import { parsePart } from '../http/validation';
-import { sanitizeFilename } from './filename';
-import { toAsset, type AssetFullRow } from './mappers';
 import { receiveUpload, type ReceivedUpload } from './receive-upload';
 
 /**
@@ -44,7 +42,7 @@ export async function uploadAsset(
   }
   let row;
   try {
-    row = await recordUpload(deps, organizationId, file, received);
+    row = await recordReceived(deps, organizationId, file, received);
   } catch (err) {
     await removeOrphan(deps, file.key);
     throw err;
@@ -55,7 +53,8 @@ export async function uploadAsset(
   return toAsset(row, deps.assetUrls);
 }
 
-async function recordUpload(
+/** Records a received file once its form fields are validated and its media type settled. */
+async function recordReceived(
   deps: GatewayDeps,
   organizationId: string,
   file: NonNullable<ReceivedUpload['file']>,
@@ -72,68 +71,17 @@ async function recordUpload(
       throw err;
     }
   }
-  const row: AssetFullRow = {
+  return recordUpload(deps.db, {
     id: file.assetId,
+    organizationId,
     externalId: fields.external_id ?? null,
-    assetType: 'reference',
-    mediaType: media.mediaType,
-    mediaExtension: media.extension,
+    media,
     filename,
     visibility: fields.visibility,
-    bookmarked: false,
-    archived: false,
-    downloaded: false,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
+    size: file.size,
     storageKey: file.key,
-    previewKey: null,
-    agentId: null,
-    runId: null,
-    assetMetadata: null,
-    isFlowOutputSample: false,
-    blurHash: null,
-  };
-  try {
-    const { rows } = await deps.db.pool.query<{ created_at: Date }>({
-      ...INSERT_UPLOAD,
-      values: [
-        row.id,
-        organizationId,
-        row.externalId,
-        row.mediaType,
-        row.mediaExtension,
-        row.visibility,
-        filename,
-        media.contentType,
-        file.size,
-        row.storageKey,
-      ],
-    });
-    row.createdAt = row.updatedAt = rows[0]!.created_at;
-    return row;
-  } catch (err) {
-    if (violatesUniqueIndex(err, EXTERNAL_ID_INDEX)) {
-      const holder = await deps.db.prisma.asset.findUnique({
-        where: { organizationId_externalId: { organizationId, externalId: fields.external_id! } },
-        select: { id: true },
-      });
-      if (holder) throw new ExternalIdConflictError(holder.id);
-    }
-    throw err;
-  }
+  });
 }
-
-// Every upload writes this row: in SQL through the pool Prisma shares, since an
-// un-batched Prisma query costs about four times the CPU of `pg`.
-const INSERT_UPLOAD = {
-  name: 'assets_insert_upload_v1',
-  text: `INSERT INTO assets (id, organization_id, external_id, asset_type, media_type, media_extension, visibility,
-                          filename, content_type, size_bytes, storage_key, created_at, updated_at)
-         VALUES ($1, $2, $3, 'reference', $4::"MediaType", $5, $6::"AssetVisibility", $7, $8, $9, $10, now(), now())
-         RETURNING created_at`,
-};
-/** The only unique index an upload can violate (the id is new): (organization_id, external_id). */
-const EXTERNAL_ID_INDEX = 'assets_organization_id_external_id_key';
 
 async function removeOrphan(deps: GatewayDeps, key: string): Promise<void> {
   try {

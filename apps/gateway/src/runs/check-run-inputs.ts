@@ -1,6 +1,6 @@
+import { readInputAssets } from '@weft/assets';
 import type { RunInput } from '@weft/contracts';
 import type { Db } from '@weft/db';
-import { readableBySql } from '@weft/db';
 import type { ValidationIssue } from '@weft/errors';
 import { FONT_EXTENSIONS, RASTER_EXTENSIONS, type MediaExtension } from '@weft/media';
 import { parseBrand } from '@weft/nodes';
@@ -149,11 +149,7 @@ function selectedValues(spec: InputSpec, value: unknown): string[] | undefined {
 
 async function checkAssets(db: Db, orgId: string, refs: AssetRef[]): Promise<ValidationIssue[]> {
   if (refs.length === 0) return [];
-  const { rows } = await db.pool.query<{ id: string; media_type: string; media_extension: string }>(
-    `SELECT id, media_type, media_extension FROM assets
-      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND ${readableBySql('$2')}`,
-    [[...new Set(refs.map((r) => r.id))], orgId],
-  );
+  const rows = await readInputAssets(db, orgId, [...new Set(refs.map((r) => r.id))]);
   const found = new Map(rows.map((r) => [r.id, r]));
   const issues: ValidationIssue[] = [];
   for (const ref of refs) {

@@ -1,3 +1,4 @@
+import { findUnprocessedAssets, processAsset, type AssetProcessingDeps } from '@weft/assets';
 import { redactUrls, UnprocessableMediaError } from '@weft/media';
 import {
   ASSET_JOBS,
@@ -13,8 +14,6 @@ import { withLogContext } from '@weft/telemetry';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '@weft/queue';
 import type { Logger } from 'pino';
-import { processAsset, type AssetProcessingDeps } from '../assets/process-asset';
-import { findUnprocessedAssets } from '../assets/sweep-assets';
 
 export interface AssetProcessorOptions {
   /** The worker's BullMQ connection, and the `assets` queue over it (the composition root's). */

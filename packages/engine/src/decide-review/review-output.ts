@@ -1,8 +1,8 @@
+import { readReviewedAssets } from '@weft/assets';
 import type { ProposedOutput } from '@weft/contracts';
 import { invalid, ValidationError, type ValidationIssue } from '@weft/errors';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
-import { readableBySql } from '@weft/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEDIA_OF: Record<string, string> = { images: 'image', videos: 'video', audio: 'audio', files: 'file' };
@@ -51,12 +51,7 @@ export async function approvedOutput(
   });
   if (issues.length > 0) throw new ValidationError(issues);
   const ids = items as string[];
-  const { rows } = await client.query<{ id: string; media_type: string }>(
-    `SELECT id, media_type FROM assets
-      WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND ${readableBySql('$2')}`,
-    [ids, orgId],
-  );
-  const found = new Map(rows.map((r) => [r.id, r.media_type]));
+  const found = await readReviewedAssets(client, orgId, ids);
   const media = MEDIA_OF[proposed.type];
   ids.forEach((id, i) => {
     const type = found.get(id.toLowerCase());

@@ -1,3 +1,4 @@
+import { nodeAssets } from '@weft/assets';
 import type { RunInput } from '@weft/contracts';
 import { carriesValue, type FlowGraph } from '@weft/dag';
 import { MediaSourceError } from '@weft/media';
@@ -18,7 +19,6 @@ import type { NodeSettlement } from '../store/commit-transition';
 import type { EngineCore } from '../engine-core';
 import type { LoadedVersion } from '@weft/catalog';
 import { derivedUuid } from '@weft/db';
-import { nodeAssets } from './node-assets';
 import { providerJobs, recordCharge } from '../store/provider-jobs';
 import type { NodeRow, RunRow } from '../store/run-rows';
 import { TransientError } from '@weft/errors';

@@ -1,3 +1,4 @@
+import { markOutputAssetsCte } from '@weft/assets';
 import type { Pool, PoolClient } from 'pg';
 import { uuidv7 } from '@weft/db';
 import { settlementLines, type RunRow, type StoredOutput } from './run-rows';
@@ -258,11 +259,7 @@ const REVIEW_PART: Part = {
 };
 const OUTPUTS_PART: Part = {
   key: 'o',
-  sql: `outputs AS (
-    UPDATE assets a SET asset_type = 'output', updated_at = now()
-      FROM r JOIN unnest($oRuns::uuid[], $oAssets::uuid[]) AS o(run_id, id) ON o.run_id = r.id
-     WHERE a.id = o.id AND a.run_id = o.run_id AND a.asset_type = 'intermediate'
-  )`,
+  sql: markOutputAssetsCte({ cte: 'outputs', runs: 'r', runIds: '$oRuns', assetIds: '$oAssets' }),
 };
 const LEDGER_PART: Part = {
   key: 'l',

@@ -1,3 +1,4 @@
+import { getAsset, listAssets } from '@weft/assets';
 import {
   AssetPageSchema,
   AssetSchema,
@@ -10,8 +11,6 @@ import {
 } from '@weft/contracts';
 import { deleteAsset } from '../../assets/delete-asset';
 import { downloadAsset } from '../../assets/download-asset';
-import { getAsset } from '../../assets/get-asset';
-import { listAssets } from '../../assets/list-assets';
 import { uploadAsset } from '../../assets/upload-asset';
 import { clientGoneSignal } from '../../http/client-gone';
 import { defineRoute, type AnyRoute } from '../../http/define-route';

@@ -3,7 +3,7 @@ import type { Db } from '@weft/db';
 import { NotFoundError } from '@weft/errors';
 import type { UrlSigner } from '@weft/storage';
 import { assetReadableBy } from './access';
-import { ASSET_FULL_SELECT, toAsset } from './mappers';
+import { ASSET_FULL_SELECT, toAsset } from './to-asset';
 
 /** An asset of the caller's organization, or a public or shared one; deleted assets are not found. */
 export async function getAsset(db: Db, urls: UrlSigner, organizationId: string, assetId: string): Promise<Asset> {

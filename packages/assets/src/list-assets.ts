@@ -1,7 +1,7 @@
 import type { AssetSummary } from '@weft/contracts';
 import { pageOfRows, SqlValues, type Db, type Page } from '@weft/db';
 import type { UrlSigner } from '@weft/storage';
-import { ASSET_SUMMARY_SELECT, toAssetSummary, type AssetSummaryRow } from './mappers';
+import { ASSET_SUMMARY_SELECT, toAssetSummary, type AssetSummaryRow } from './to-asset';
 
 export interface ListAssetsInput {
   limit: number;
