@@ -3,6 +3,15 @@ import { z } from './zod';
 export const Uuid = z.uuid();
 
 /**
+ * The shape of an id where a value is checked by hand rather than by a schema
+ * (inside a run input, a brand, a reviewer's output, a token's claims): 8-4-4-4-12
+ * hexadecimal digits in any letter case, whatever its version bits say.
+ */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
+
+/**
  * An id given by the caller (path, query or body): a uuid in any letter case,
  * read as lowercase, so that one object has one spelling wherever the gateway
  * keys something by id (its caches, its deletion broadcasts).

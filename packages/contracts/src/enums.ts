@@ -84,6 +84,10 @@ export const FAILURE_REASONS = [
   'unknown',
 ] as const;
 export const DATA_TYPES = ['text', 'images', 'videos', 'files', 'audio', 'data'] as const;
+/** The data types whose values are asset ids (files in storage), not text or JSON. */
+export const FILE_DATA_TYPES = ['images', 'videos', 'audio', 'files'] as const;
+const FILE_DATA_TYPE_SET: ReadonlySet<string> = new Set(FILE_DATA_TYPES);
+export const isFileDataType = (type: string): type is (typeof FILE_DATA_TYPES)[number] => FILE_DATA_TYPE_SET.has(type);
 export const APP_INPUT_TYPES = ['text', 'image', 'video', 'audio', 'brand', 'file'] as const;
 export const FLOW_VISIBILITIES = ['public', 'shared', 'private'] as const;
 export const APP_VISIBILITIES = ['private', 'workspace', 'shared', 'public'] as const;

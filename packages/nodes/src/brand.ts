@@ -1,3 +1,4 @@
+import { UUID_PATTERN } from '@weft/contracts';
 import { z } from 'zod';
 import { hexColor } from './media-params';
 import type { NodeValue } from './types';
@@ -5,10 +6,9 @@ import type { NodeValue } from './types';
 // The brand a run is given (brand_system_input): checked by the gateway when
 // the run is created, normalised by the node, read by the nodes downstream.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const assetId = z
   .string()
-  .regex(UUID, { error: 'an asset id is a UUID' })
+  .regex(UUID_PATTERN, { error: 'an asset id is a UUID' })
   .transform((id) => id.toLowerCase());
 
 /** `#abc`, `abc`, `#AABBCC` → `#aabbcc`. */

@@ -1,9 +1,8 @@
+import { isFileDataType } from '@weft/contracts';
 import type { NodeContext, NodeValue } from './types';
 import { NodeFailure } from './types';
 
 // Reading ports and params with failures that name the node and what was wrong.
-
-const ASSET_TYPES = new Set(['images', 'videos', 'audio', 'files']);
 
 /** The single value at `port`; a list port with one entry counts as one value. */
 export function single(ctx: NodeContext, port: string): NodeValue {
@@ -35,7 +34,7 @@ export function asList(value: NodeValue): unknown[] {
 }
 
 export function isAssetValue(value: NodeValue): boolean {
-  return ASSET_TYPES.has(value.type);
+  return isFileDataType(value.type);
 }
 
 export function assetIds(ctx: NodeContext, value: NodeValue): string[] {

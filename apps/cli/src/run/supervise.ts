@@ -1,3 +1,4 @@
+import { isFileDataType } from '@weft/contracts';
 import fs from 'node:fs';
 import type { AnyRun, PendingReview, RunDelta, WaitOptions, WeftClient } from '@weft/sdk';
 import { EXIT, printJson, type CliIo } from '../io';
@@ -15,8 +16,6 @@ export interface SuperviseOptions {
   /** Approve every review as proposed, without asking. */
   approveAll: boolean;
 }
-
-const ASSET_RESULTS = new Set(['images', 'videos', 'audio', 'files']);
 
 /** Why the wait was stopped on purpose. */
 class Stop extends Error {
@@ -142,7 +141,7 @@ async function downloadOutputs(
   if (run.status !== 'completed' || options.out === false) return [];
   const downloads: Download[] = [];
   for (const result of run.results) {
-    if (!ASSET_RESULTS.has(result.type) || !Array.isArray(result.value)) continue;
+    if (!isFileDataType(result.type) || !Array.isArray(result.value)) continue;
     fs.mkdirSync(options.out, { recursive: true });
     for (const assetId of result.value as string[]) {
       const saved = await client.download(assetId, options.out);
@@ -162,7 +161,7 @@ function report(io: CliIo, options: SuperviseOptions, run: AnyRun, downloads: Do
     return;
   }
   for (const result of run.results) {
-    if (ASSET_RESULTS.has(result.type)) {
+    if (isFileDataType(result.type)) {
       const paths = downloads.filter((d) => d.output === result.id).map((d) => d.path);
       io.stdout(`${result.id}: ${(paths.length > 0 ? paths : ((result.value as string[] | null) ?? [])).join(' ')}\n`);
     } else {

@@ -1,3 +1,4 @@
+import { isUuid } from '@weft/contracts';
 import { UnauthorizedError } from '@weft/errors';
 import jwt from 'jsonwebtoken';
 
@@ -9,8 +10,6 @@ export interface JwtIdentity {
   /** Lower-cased organization uuids, in the token's order; the first is the default. */
   orgs: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function verifyJwt(token: string, secret: string): JwtIdentity {
   let payload: string | jwt.JwtPayload;
@@ -26,7 +25,7 @@ export function verifyJwt(token: string, secret: string): JwtIdentity {
   if (typeof payload.exp !== 'number') throw new UnauthorizedError('Token has no expiry (exp)');
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedError('Token has no subject (sub)');
   const orgs: unknown = payload.orgs;
-  if (!Array.isArray(orgs) || !orgs.every((o): o is string => typeof o === 'string' && UUID.test(o))) {
+  if (!Array.isArray(orgs) || !orgs.every(isUuid)) {
     throw new UnauthorizedError('Token claim orgs must be an array of organization ids');
   }
   return { sub: payload.sub, orgs: orgs.map((o) => o.toLowerCase()) };

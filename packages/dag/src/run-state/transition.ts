@@ -1,3 +1,4 @@
+import { isFileDataType } from '@weft/contracts';
 import type { FlowOutput, RunResult } from '@weft/contracts';
 import { nextMoves } from '../branches';
 import type { FlowGraph } from '../graph';
@@ -68,8 +69,6 @@ export interface Transition extends NodeMoves {
 
 /** Whether an input port of a node type must receive a value for the node to run. */
 export type RequiredPort = (type: string, port: string) => boolean;
-
-const ASSET_RESULT_TYPES = new Set(['images', 'videos', 'audio', 'files']);
 
 /** Moves a node's row, refusing a move the state machine does not make (a bug, never an input). */
 export function moveNode(row: NodeState, to: NodeStatus): void {
@@ -182,7 +181,7 @@ function completionOf(
   }));
   // Produced assets are registered as intermediate; the ones the results name become outputs.
   const outputAssetIds = results.flatMap((r): string[] =>
-    ASSET_RESULT_TYPES.has(r.type) && Array.isArray(r.value)
+    isFileDataType(r.type) && Array.isArray(r.value)
       ? (r.value as unknown[]).filter((v): v is string => typeof v === 'string')
       : [],
   );

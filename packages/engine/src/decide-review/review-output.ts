@@ -1,10 +1,10 @@
 import { readReviewedAssets } from '@weft/assets';
 import type { ProposedOutput } from '@weft/contracts';
+import { isUuid } from '@weft/contracts';
 import { invalid, ValidationError, type ValidationIssue } from '@weft/errors';
 import type { NodeValue } from '@weft/nodes';
 import type { PoolClient } from 'pg';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEDIA_OF: Record<string, string> = { images: 'image', videos: 'video', audio: 'audio', files: 'file' };
 
 /**
@@ -45,7 +45,7 @@ export async function approvedOutput(
 
   const issues: ValidationIssue[] = [];
   items.forEach((id, i) => {
-    if (typeof id !== 'string' || !UUID.test(id)) {
+    if (!isUuid(id)) {
       issues.push({ loc: [...loc, key, i], msg: 'Each asset id must be a UUID', type: 'uuid_parsing', input: id });
     }
   });

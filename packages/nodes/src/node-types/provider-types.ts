@@ -1,3 +1,4 @@
+import { FILE_DATA_TYPES } from '@weft/contracts';
 import type { DataType, NodeType } from '@weft/contracts';
 import { z } from 'zod';
 import { defineNode, type NodeDefinition, type PortSpec, type Serving } from '../definition';
@@ -254,7 +255,7 @@ export const providerTypes: NodeDefinition[] = [
     description: 'Uploads the assets at `assets` to params.path in the organization’s cloud storage: data of the keys.',
     inputs: {
       assets: {
-        accepts: ['images', 'videos', 'audio', 'files'],
+        accepts: FILE_DATA_TYPES,
         required: true,
         many: true,
         description: 'What to upload',

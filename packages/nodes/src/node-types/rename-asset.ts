@@ -1,3 +1,4 @@
+import { FILE_DATA_TYPES } from '@weft/contracts';
 import { z } from 'zod';
 import { defineNode } from '../definition';
 import { QUICK_MAX_TIMEOUT_MS } from '../timeouts';
@@ -34,7 +35,7 @@ export const renameAsset = defineNode({
   serving: 'built_in',
   inputs: {
     assets: {
-      accepts: ['images', 'videos', 'audio', 'files'],
+      accepts: FILE_DATA_TYPES,
       required: true,
       many: false,
       description: 'The assets to rename',
