@@ -1,5 +1,6 @@
 import { ElevenLabsError, ElevenLabsTimeoutError } from '@elevenlabs/elevenlabs-js';
-import { NodeFailure, refusalOf } from '@weft/nodes';
+import { NodeFailure } from '@weft/nodes';
+import { httpFailure, unansweredFailure } from '../http-failure';
 
 /** `detail.status` codes of refusals of the content itself (the music API's copyrighted prompts). */
 const CONTENT_POLICY_CODES = new Set(['bad_prompt', 'bad_composition_plan', 'content_against_policy']);
@@ -23,9 +24,6 @@ function saidBy(body: unknown): { code?: string; message?: string } {
   return {};
 }
 
-/** The provider's words, short: its messages describe the request (401s aside, never repeated). */
-const short = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
-
 /**
  * A failed SDK call as the run reports it. The SDK has retried 408, 429 and
  * 5xx already (honouring Retry-After), so what reaches here is final. Once
@@ -46,10 +44,7 @@ export function elevenLabsFailure(
   const status = err.statusCode;
   if (status === undefined) {
     // No HTTP answer: the connection failed, or the organization's base URL was refused.
-    const refused = refusalOf(err.cause ?? err);
-    if (refused)
-      return new NodeFailure('invalid_input', `Node '${nodeId}': the provider's base URL: ${refused.message}`);
-    return new NodeFailure('provider_error', `Node '${nodeId}': the provider could not be reached`);
+    return unansweredFailure(err.cause ?? err, nodeId, 'the provider');
   }
   const { code, message } = saidBy(err.body);
   if (status === 401 && code === 'quota_exceeded') {
@@ -59,22 +54,14 @@ export function elevenLabsFailure(
       `Node '${nodeId}': the provider's quota for ${credentialSource} is exhausted (HTTP 401 quota_exceeded)`,
     );
   }
-  if (status === 401 || status === 403) {
-    // Never the provider's message: a 401 may quote the key it was given.
-    return new NodeFailure(
-      'provider_auth_required',
-      `Node '${nodeId}': the provider refused the credentials (HTTP ${status}); check ${credentialSource}`,
-    );
-  }
-  const said = message ? `: ${short(message)}` : '';
-  if (status >= 400 && status < 500 && code && CONTENT_POLICY_CODES.has(code)) {
-    return new NodeFailure('content_policy', `Node '${nodeId}': the provider refused the content (${code})${said}`);
-  }
-  if (status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
-    return new NodeFailure(
-      'invalid_input',
-      `Node '${nodeId}': the provider refused the request (HTTP ${status})${said}`,
-    );
-  }
-  return new NodeFailure('provider_error', `Node '${nodeId}': the provider failed (HTTP ${status})${said}`);
+  // Its messages describe the request (401s aside, which are never quoted).
+  return httpFailure({
+    status,
+    nodeId,
+    provider: 'the provider',
+    credentialSource,
+    said: message || undefined,
+    contentPolicy: code !== undefined && CONTENT_POLICY_CODES.has(code),
+    policyCode: code,
+  });
 }

@@ -1,16 +1,17 @@
 import { NodeFailure, refusalOf } from '@weft/nodes';
 import type { ApiError } from 'replicate';
+import { httpFailure, unansweredFailure } from '../http-failure';
 
 // Replicate answers errors as problem JSON ({title, detail, status}); the SDK
 // throws an ApiError whose message quotes the response's text after the URL.
 
-/** What Replicate said, short, from its problem JSON's `detail` (else its `title`). */
+/** What Replicate said, from its problem JSON's `detail` (else its `title`). */
 export function replicateSaid(text: string): string | undefined {
   try {
     const problem = JSON.parse(text) as { detail?: unknown; title?: unknown };
     const said = typeof problem.detail === 'string' ? problem.detail : problem.title;
     if (typeof said !== 'string' || said === '') return undefined;
-    return said.length > 300 ? `${said.slice(0, 300)}…` : said;
+    return said;
   } catch {
     return undefined;
   }
@@ -31,31 +32,14 @@ export function replicateFailure(err: unknown, nodeId: string, credentialSource:
   if (err instanceof NodeFailure) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
   if (!isApiError(err)) {
-    if (!(err instanceof Error)) return err;
-    const refused = refusalOf(err);
-    if (refused) {
-      return new NodeFailure('invalid_input', `Node '${nodeId}': the provider's base URL: ${refused.message}`);
-    }
-    if (err instanceof TypeError) {
-      return new NodeFailure('provider_error', `Node '${nodeId}': the provider could not be reached`);
-    }
+    if (refusalOf(err) || err instanceof TypeError) return unansweredFailure(err, nodeId, 'the provider');
     return err;
   }
-  const status = err.response.status;
-  if (status === 401 || status === 403) {
-    // Never the provider's words: a 401 may quote the token it was given.
-    return new NodeFailure(
-      'provider_auth_required',
-      `Node '${nodeId}': the provider refused the credentials (HTTP ${status}); check ${credentialSource}`,
-    );
-  }
-  const said = replicateSaid(bodyOf(err));
-  const why = said ? `: ${said}` : '';
-  if (status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
-    return new NodeFailure(
-      'invalid_input',
-      `Node '${nodeId}': the provider refused the request (HTTP ${status})${why}`,
-    );
-  }
-  return new NodeFailure('provider_error', `Node '${nodeId}': the provider failed (HTTP ${status})${why}`);
+  return httpFailure({
+    status: err.response.status,
+    nodeId,
+    provider: 'the provider',
+    credentialSource,
+    said: replicateSaid(bodyOf(err)),
+  });
 }
