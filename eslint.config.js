@@ -100,6 +100,8 @@ module.exports = defineConfig([
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
       ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // `../../packages/db/src/...` would reach around a workspace's index and its package.json.
+      'import-x/no-relative-packages': 'error',
       // A workspace's surface is its index; what it does not export is its own business.
       'no-restricted-imports': [
         'error',

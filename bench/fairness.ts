@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'pg';
-import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
+import { loadConfig as loadWorkerConfig } from '@weft/worker';
 import { startDelayProvider } from './lib/delay-provider';
 import { freePort, loadAverage, postJson, sleep, startTs, stopChild, waitFor } from './lib/proc';
 import { createOrg, startBenchGateway, startBenchStack } from './lib/stack';

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'pg';
 import { withDatabaseName } from '@weft/devstack';
 import { startOpenAIDouble, type OpenAIDouble } from '@weft/testing';
-import { loadConfig as loadWorkerConfig } from '../apps/worker/src/config';
+import { loadConfig as loadWorkerConfig } from '@weft/worker';
 import { paced } from './lib/paced';
 import { pgUpdateTps } from './lib/pg-ceiling';
 import {

@@ -1,7 +1,7 @@
-import { DevEnv } from '../../apps/cli/src/dev/dev-config';
-import { GatewayEnv } from '../../apps/gateway/src/config';
-import { WorkerEnv } from '../../apps/worker/src/config';
-import { MigrationEnvSchema } from '../../packages/db/src/migrations/config';
+import { DevEnv } from '@weft/cli';
+import { MigrationEnvSchema } from '@weft/db';
+import { GatewayEnv } from '@weft/gateway';
+import { WorkerEnv } from '@weft/worker';
 import { readText } from './files';
 
 // docs/configuration.md is written by hand, for readers; this keeps it true to

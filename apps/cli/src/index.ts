@@ -1,1 +1,2 @@
-export {};
+// The settings `npm run dev` reads, for the check of docs/configuration.md.
+export { DevEnv } from './dev/dev-config';

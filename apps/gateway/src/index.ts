@@ -4,5 +4,7 @@
 export { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './testing/test-gateway';
 export { startRunStack, type RunStack } from './testing/test-runs';
 export { openApiDocument } from './openapi/openapi-document';
+// The settings it reads, for the check of docs/configuration.md.
+export { GatewayEnv } from './config';
 export { pngBytes } from './testing/asset-fixtures';
 export { clientFlows, clientNodeRoutes } from './testing/client-flows';

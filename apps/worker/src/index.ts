@@ -10,3 +10,5 @@ export {
   type WebhookWorker,
   type WebhookWorkerOptions,
 } from './compose';
+// The settings it reads: the benchmarks start workers with them, and docs/configuration.md is checked against them.
+export { loadConfig, WorkerEnv } from './config';

@@ -5,5 +5,6 @@ export * from './pagination';
 export { isReadableBy, READABLE_BY_OTHERS, readableBy, readableBySql } from './readable';
 export * from './sql-page';
 export { applyMigrations, type ApplyOptions, type ApplyResult } from './migrations/apply';
+export { MigrationEnvSchema } from './migrations/config';
 export { Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';

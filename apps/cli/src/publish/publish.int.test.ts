@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import request from 'supertest';
-import { startTestGateway, type TestGateway } from '../../../gateway/src/testing/test-gateway';
+import { startTestGateway, type TestGateway } from '@weft/gateway';
 import { runCli } from '../cli';
 import { publishFile } from './publish';
 
