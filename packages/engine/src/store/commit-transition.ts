@@ -69,14 +69,14 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
   // Only the parts these transitions need: every table a statement names is opened and locked
   // (with its indexes) on each execution, whether or not a row changes.
   const parts: Part[] = [writes.length === 1 ? ONE_RUN_PART : RUNS_PART];
-  if (values['sRuns']) parts.push(SETTLE_PART);
-  if (values['dRuns']) parts.push(DISPATCH_PART);
-  if (values['kRuns']) parts.push(SKIP_PART);
-  if (values['vRuns']) parts.push(REVIEW_PART);
-  if (values['oRuns']) parts.push(OUTPUTS_PART);
-  if (values['lRuns']) parts.push(LEDGER_PART);
-  if (values['bRuns']) parts.push(GIVE_BACK_PART);
-  if (values['wRuns']) parts.push(WEBHOOKS_PART);
+  if (values['settledRuns']) parts.push(SETTLE_PART);
+  if (values['dispatchedRuns']) parts.push(DISPATCH_PART);
+  if (values['skippedRuns']) parts.push(SKIP_PART);
+  if (values['reviewRuns']) parts.push(REVIEW_PART);
+  if (values['outputRuns']) parts.push(OUTPUTS_PART);
+  if (values['ledgerRuns']) parts.push(LEDGER_PART);
+  if (values['givenBackRuns']) parts.push(GIVE_BACK_PART);
+  if (values['webhookRuns']) parts.push(WEBHOOKS_PART);
   const { rows } = await db.query<{ id: string }>(compose(parts, values));
   const applied = new Set(rows.map((r) => r.id));
   return writes.map((write) => {
@@ -90,9 +90,10 @@ export async function commitTransitions(db: Pool | PoolClient, writes: Transitio
 }
 
 /**
- * The statement's parameters: one array per column, one element per run (u),
- * node settled (s), node dispatched (d), node skipped (k), review (v), output asset (o), ledger
- * line (l), credits given back (b), webhook event (w). A part whose arrays would be empty is absent.
+ * The statement's parameters: one array per column, one element per run, node
+ * settled, node dispatched, node skipped, review, output asset, ledger line,
+ * credits given back or webhook event, each named for its part
+ * (`settledNodes`, `ledgerAmounts`). A part whose arrays would be empty is absent.
  */
 function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
   const c: Record<string, unknown[]> = {};
@@ -112,58 +113,58 @@ function columns(writes: TransitionWrite[]): Record<string, unknown[]> {
     push('ownNodes', own?.nodeId ?? null);
     push('ownAttempts', own?.attempt ?? null);
     for (const e of runEventsOf({ run, settled, transition: t })) {
-      push('wRuns', run.id);
-      push('wEvents', e.event);
-      push('wVersions', run.version + 1);
-      push('wNodes', e.nodeId ?? null);
-      push('wNodeStatuses', e.nodeStatus ?? null);
+      push('webhookRuns', run.id);
+      push('webhookEvents', e.event);
+      push('webhookVersions', run.version + 1);
+      push('webhookNodes', e.nodeId ?? null);
+      push('webhookNodeStatuses', e.nodeStatus ?? null);
     }
     settled.forEach((n, i) => {
-      push('sRuns', run.id);
-      push('sNodes', n.nodeId);
-      push('sAttempts', n.attempt);
-      push('sStatuses', n.status);
-      push('sOutputs', JSON.stringify(n.output));
-      push('sCosts', n.cost);
-      push('sStartedAts', n.startedAt);
-      push('sCompletedAts', n.completedAt);
-      push('sFirst', i === 0);
+      push('settledRuns', run.id);
+      push('settledNodes', n.nodeId);
+      push('settledAttempts', n.attempt);
+      push('settledStatuses', n.status);
+      push('settledOutputs', JSON.stringify(n.output));
+      push('settledCosts', n.cost);
+      push('settledStartedAts', n.startedAt);
+      push('settledCompletedAts', n.completedAt);
+      push('settledFirst', i === 0);
       if (n.review) {
-        push('vIds', n.review.id);
-        push('vRuns', run.id);
-        push('vNodes', n.nodeId);
-        push('vProposals', JSON.stringify(n.review.proposal));
+        push('reviewIds', n.review.id);
+        push('reviewRuns', run.id);
+        push('reviewNodes', n.nodeId);
+        push('reviewProposals', JSON.stringify(n.review.proposal));
       }
     });
     for (const d of t.ready) {
-      push('dRuns', run.id);
-      push('dNodes', d.nodeId);
+      push('dispatchedRuns', run.id);
+      push('dispatchedNodes', d.nodeId);
     }
     for (const nodeId of t.skipped) {
-      push('kRuns', run.id);
-      push('kNodes', nodeId);
+      push('skippedRuns', run.id);
+      push('skippedNodes', nodeId);
     }
     if (!done) continue;
     for (const assetId of done.outputAssetIds) {
-      push('oRuns', run.id);
-      push('oAssets', assetId);
+      push('outputRuns', run.id);
+      push('outputAssets', assetId);
     }
     const ledger = settlementLines(run, done.cost, uuidv7, done.charges);
     ledger.ids.forEach((id, i) => {
-      push('lIds', id);
-      push('lOrgs', run.organization_id);
-      push('lRuns', run.id);
-      push('lKinds', ledger.kinds[i]);
-      push('lAmounts', ledger.amounts[i]);
-      push('lNotes', ledger.notes[i]);
+      push('ledgerIds', id);
+      push('ledgerOrgs', run.organization_id);
+      push('ledgerRuns', run.id);
+      push('ledgerKinds', ledger.kinds[i]);
+      push('ledgerAmounts', ledger.amounts[i]);
+      push('ledgerNotes', ledger.notes[i]);
     });
     // What the run gives back: a pending_credits row for the next reservation to add (ADR 0011).
     const back = run.reserved_credits - done.cost;
     if (back > 0) {
-      push('bIds', uuidv7());
-      push('bOrgs', run.organization_id);
-      push('bRuns', run.id);
-      push('bAmounts', back);
+      push('givenBackIds', uuidv7());
+      push('givenBackOrgs', run.organization_id);
+      push('givenBackRuns', run.id);
+      push('givenBackAmounts', back);
     }
   }
   return c;
@@ -223,9 +224,9 @@ const SETTLE_PART: Part = {
     UPDATE node_executions n SET status = s.status, output = s.output, cost = n.cost + s.cost,
            started_at = s.started_at, completed_at = CASE WHEN s.status = '${NODE.completed}' THEN s.completed_at END,
            run_version = r.version
-      FROM r JOIN unnest($sRuns::uuid[], $sNodes::text[], $sAttempts::int[], $sStatuses::"NodeStatus"[],
-                         $sOutputs::jsonb[], $sCosts::int[], $sStartedAts::timestamptz[], $sCompletedAts::timestamptz[],
-                         $sFirst::boolean[])
+      FROM r JOIN unnest($settledRuns::uuid[], $settledNodes::text[], $settledAttempts::int[], $settledStatuses::"NodeStatus"[],
+                         $settledOutputs::jsonb[], $settledCosts::int[], $settledStartedAts::timestamptz[], $settledCompletedAts::timestamptz[],
+                         $settledFirst::boolean[])
                 AS s(run_id, node_id, attempt, status, output, cost, started_at, completed_at, first) ON s.run_id = r.id
      WHERE n.run_id = s.run_id AND n.node_id = s.node_id AND n.attempt = s.attempt
        AND n.status = CASE WHEN s.first THEN '${NODE.running}'::"NodeStatus" ELSE '${NODE.pending}'::"NodeStatus" END
@@ -235,7 +236,7 @@ const DISPATCH_PART: Part = {
   key: 'd',
   sql: `dispatched AS (
     UPDATE node_executions n SET status = '${NODE.running}', started_at = now(), run_version = r.version
-      FROM r JOIN unnest($dRuns::uuid[], $dNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
+      FROM r JOIN unnest($dispatchedRuns::uuid[], $dispatchedNodes::text[]) AS d(run_id, node_id) ON d.run_id = r.id
      WHERE n.run_id = d.run_id AND n.node_id = d.node_id AND n.status = '${NODE.pending}'
   )`,
 };
@@ -243,7 +244,7 @@ const SKIP_PART: Part = {
   key: 'k',
   sql: `skipped AS (
     UPDATE node_executions n SET status = '${NODE.skipped}', completed_at = now(), run_version = r.version
-      FROM r JOIN unnest($kRuns::uuid[], $kNodes::text[]) AS k(run_id, node_id) ON k.run_id = r.id
+      FROM r JOIN unnest($skippedRuns::uuid[], $skippedNodes::text[]) AS k(run_id, node_id) ON k.run_id = r.id
      WHERE n.run_id = k.run_id AND n.node_id = k.node_id AND n.status = '${NODE.pending}'
   )`,
 };
@@ -252,22 +253,22 @@ const REVIEW_PART: Part = {
   sql: `review AS (
     INSERT INTO reviews (id, run_id, node_id, status, proposed_output, created_at)
     SELECT v.id, v.run_id, v.node_id, '${REVIEW.pending}', v.proposal, now()
-      FROM r JOIN unnest($vIds::uuid[], $vRuns::uuid[], $vNodes::text[], $vProposals::jsonb[])
+      FROM r JOIN unnest($reviewIds::uuid[], $reviewRuns::uuid[], $reviewNodes::text[], $reviewProposals::jsonb[])
                 AS v(id, run_id, node_id, proposal) ON v.run_id = r.id
     ON CONFLICT (id) DO NOTHING
   )`,
 };
 const OUTPUTS_PART: Part = {
   key: 'o',
-  sql: markOutputAssetsCte({ cte: 'outputs', runs: 'r', runIds: '$oRuns', assetIds: '$oAssets' }),
+  sql: markOutputAssetsCte({ cte: 'outputs', runs: 'r', runIds: '$outputRuns', assetIds: '$outputAssets' }),
 };
 const LEDGER_PART: Part = {
   key: 'l',
   sql: `ledger AS (
     INSERT INTO credit_ledger (id, organization_id, run_id, kind, amount, note)
     SELECT l.id, l.org_id, l.run_id, l.kind, l.amount, l.note
-      FROM r JOIN unnest($lIds::uuid[], $lOrgs::uuid[], $lRuns::uuid[], $lKinds::"LedgerKind"[], $lAmounts::int[],
-                         $lNotes::text[]) AS l(id, org_id, run_id, kind, amount, note) ON l.run_id = r.id
+      FROM r JOIN unnest($ledgerIds::uuid[], $ledgerOrgs::uuid[], $ledgerRuns::uuid[], $ledgerKinds::"LedgerKind"[], $ledgerAmounts::int[],
+                         $ledgerNotes::text[]) AS l(id, org_id, run_id, kind, amount, note) ON l.run_id = r.id
   )`,
 };
 const GIVE_BACK_PART: Part = {
@@ -275,7 +276,7 @@ const GIVE_BACK_PART: Part = {
   sql: `given_back AS (
     INSERT INTO pending_credits (id, organization_id, amount)
     SELECT b.id, b.org_id, b.amount
-      FROM r JOIN unnest($bIds::uuid[], $bOrgs::uuid[], $bRuns::uuid[], $bAmounts::int[])
+      FROM r JOIN unnest($givenBackIds::uuid[], $givenBackOrgs::uuid[], $givenBackRuns::uuid[], $givenBackAmounts::int[])
                 AS b(id, org_id, run_id, amount) ON b.run_id = r.id
   )`,
 };

@@ -32,8 +32,8 @@ export const WEBHOOKS_PART = {
   sql: `webhook_events AS (
     INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
     SELECT gen_random_uuid(), x.organization_id, x.id, t.endpoint_id, t.url, w.event, w.version, w.node_id, w.node_status
-      FROM r JOIN unnest($wRuns::uuid[], $wEvents::"WebhookEvent"[], $wVersions::int[], $wNodes::text[],
-                         $wNodeStatuses::"NodeStatus"[]) AS w(run_id, event, version, node_id, node_status) ON w.run_id = r.id
+      FROM r JOIN unnest($webhookRuns::uuid[], $webhookEvents::"WebhookEvent"[], $webhookVersions::int[], $webhookNodes::text[],
+                         $webhookNodeStatuses::"NodeStatus"[]) AS w(run_id, event, version, node_id, node_status) ON w.run_id = r.id
       JOIN runs x ON x.id = w.run_id
       CROSS JOIN LATERAL (${webhookTargetsSql('x', 'w.event')}) t
   )`,
