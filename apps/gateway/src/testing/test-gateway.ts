@@ -66,6 +66,10 @@ async function buildTestGateway(
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: 'silent',
+    // A jest worker's event loop stalls for seconds on a loaded machine (a module compiled, a
+    // collection); after such a stall the command's timer fires before the answer that already
+    // came is read, and a test fails on a Redis that was fine. Tests of the timeout set their own.
+    REDIS_COMMAND_TIMEOUT_MS: '30000',
     ...env,
   });
   const logger = pino({ level: config.LOG_LEVEL, ...logContextOptions });
