@@ -1,4 +1,11 @@
-import { databaseEnvShape, orgSharesEnvShape, otelEnvShape, redisEnvShape, s3EnvShape } from '@weft/config';
+import {
+  databaseEnvShape,
+  observabilityEnvShape,
+  orgSharesEnvShape,
+  otelEnvShape,
+  redisEnvShape,
+  s3EnvShape,
+} from '@weft/config';
 import { credentialsEnvShape } from '@weft/credentials';
 import { priceTableEnvShape, providerRouteEnvShape } from '@weft/providers';
 import { webhookEnvShape } from '@weft/webhooks';
@@ -17,6 +24,7 @@ const SHARED_SHAPES: Record<string, string[]> = {
   s3EnvShape: Object.keys(s3EnvShape),
   redisEnvShape: Object.keys(redisEnvShape),
   orgSharesEnvShape: Object.keys(orgSharesEnvShape),
+  observabilityEnvShape: Object.keys(observabilityEnvShape),
   otelEnvShape: Object.keys(otelEnvShape('any')),
   providerRouteEnvShape: Object.keys(providerRouteEnvShape),
   priceTableEnvShape: Object.keys(priceTableEnvShape),

@@ -1,8 +1,8 @@
 import {
   databaseEnvShape,
+  observabilityEnvShape,
   envBool,
   envInt,
-  envLogLevel,
   envOptionalString,
   envPort,
   envString,
@@ -35,8 +35,6 @@ export const GatewayEnv = z
     ...s3EnvShape,
     /** Enables /admin (and the queue dashboard at /admin/queues) when set. */
     ADMIN_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
-    /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (docs/operations.md). */
-    METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
     /** A run in progress, not awaiting review, whose row has not changed for this long counts in weft_runs_stalled. Keep it above the longest node timeout. */
     RUN_STALLED_AFTER_SECONDS: envInt(10, 7 * 24 * 3600).default(900),
     ...orgSharesEnvShape,
@@ -68,7 +66,7 @@ export const GatewayEnv = z
     /** How far (in %) V8 lets the old generation grow past what a full collection kept before the next one; 0 leaves it to V8's heuristics, which under load could trigger one every 150–200 ms (ADR 0018). */
     GC_HEAP_GROWING_PERCENT: envInt(0, 400).default(60),
     TRUST_PROXY: envBool().default(false),
-    LOG_LEVEL: envLogLevel().default('info'),
+    ...observabilityEnvShape,
     /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */
     ...otelEnvShape('weft-gateway'),
     /** Largest accepted upload; above it 413 and the multipart upload is aborted. */

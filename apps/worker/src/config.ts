@@ -1,7 +1,7 @@
 import {
   databaseEnvShape,
+  observabilityEnvShape,
   envInt,
-  envLogLevel,
   envOptionalString,
   envString,
   otelEnvShape,
@@ -26,12 +26,10 @@ export const WorkerEnv = z
     /** Seconds a worker may take on SIGTERM to finish or hand back its jobs. */
     WORKER_SHUTDOWN_GRACE_SECONDS: envInt(1, 3600).default(30),
     WORKER_HEARTBEAT_INTERVAL_MS: envInt(500, 60_000).default(5000),
-    LOG_LEVEL: envLogLevel().default('info'),
+    ...observabilityEnvShape,
     /** The worker's HTTP listener: /metrics, /healthz, /readyz (0 picks a free port, logged at start). */
     WORKER_HTTP_PORT: envInt(0, 65535).default(9464),
     WORKER_HTTP_HOST: envString().default('0.0.0.0'),
-    /** When set, /metrics requires `Authorization: Bearer <METRICS_TOKEN>` (the probes stay open). */
-    METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
     /** Tracing (docs/operations.md): off unless an OTLP endpoint is set. */
     ...otelEnvShape('weft-worker'),
     // Run execution.

@@ -132,6 +132,13 @@ export const orgSharesEnvShape = {
   ORG_MAX_MEDIA_NODES: envInt(1, 100_000).default(20),
 };
 
+/** What every process logs at, and the token its /metrics asks for (unset: open; the probes always are). */
+export const observabilityEnvShape = {
+  LOG_LEVEL: envLogLevel().default('info'),
+  /** When set, /metrics requires `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md). */
+  METRICS_TOKEN: envOptionalString().pipe(z.string().min(16).optional()),
+};
+
 export const redisEnvShape = {
   REDIS_URL: envOptionalString().pipe(z.url().optional()),
   /** Comma-separated `host:port` seeds of a Redis Cluster (any few of its nodes; the client discovers the rest). */
