@@ -122,6 +122,7 @@ export function createGatewayRuntime(
     publisher: redis,
     redisPrefix: config.REDIS_PREFIX,
     logger,
+    agents,
     hooks: metrics.runs,
     webhookJobs,
     // Durability tests only: the process dies between a run's commit and its enqueue.

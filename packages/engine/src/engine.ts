@@ -22,6 +22,8 @@ import { VersionCache } from '@weft/catalog';
 import { reconcile, type ReconcileReport } from './reconcile/reconcile';
 import { cancelProviderJobs, type CancelSweepReport } from './end-run/cancel-provider-jobs';
 import { CreateBatches } from './start-run/create-batches';
+import { createRun, type CreatedRun, type CreateRunInput } from './start-run/create-run';
+import { catalogAgents, type AgentSource } from './start-run/resolve-target';
 import { prepareRun, startEmptyRun, type StartedRun, type StartRunInput } from './start-run/start-run';
 import { RUN } from '@weft/dag';
 
@@ -34,6 +36,11 @@ export interface EngineOptions {
   publisher: RedisClient;
   redisPrefix: string;
   logger: Logger;
+  /**
+   * Where creates read the agents they run (the gateway's cache, so that a
+   * create reads no agent row); default: the catalog, read at each create.
+   */
+  agents?: AgentSource;
   storage?: Storage;
   /** Where produced files are sent for processing (workers). */
   assetJobs?: AssetJobProducer;
@@ -66,6 +73,13 @@ export interface EngineOptions {
 export interface Engine {
   readonly inFlight: InFlight;
   readonly versions: VersionCache;
+  /**
+   * Creates a run of the agent or app a request names: resolves it (404 when
+   * not readable), checks the inputs against it (agent: 422, app: 400), then
+   * starts it as startRun does. A refused create writes and claims nothing.
+   */
+  createRun(input: CreateRunInput): Promise<CreatedRun>;
+  /** Writes and dispatches a run of a target already resolved, its inputs already checked. */
   startRun(input: StartRunInput): Promise<StartedRun>;
   /**
    * Executes a dispatched node and the instant nodes that follow from it,
@@ -139,23 +153,26 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
   const creates = new CreateBatches(core.db.pool);
+  const startRun = async (input: StartRunInput): Promise<StartedRun> => {
+    const prepared = await prepareRun(core.versions, input);
+    const started =
+      prepared.nodeIds.length > 0
+        ? await creates.create(prepared)
+        : await startEmptyRun(core.db.pool, core.versions, prepared);
+    reportStarted(core, input, started);
+    // No change to announce: a run has no event stream before its creation is answered
+    // (one opened earlier found no run, 404), and a stream reads the run when it opens.
+    options.afterCreateCommit?.(started.id);
+    await core.dispatcher.dispatch(input.organizationId, started.id, started.dispatch);
+    if (started.hasWebhooks) await core.webhooks.relay([started.id]);
+    return started;
+  };
+  const targets = { db: core.db, agents: options.agents ?? catalogAgents(core.db), versions: core.versions };
   return {
     inFlight: core.inFlight,
     versions: core.versions,
-    async startRun(input) {
-      const prepared = await prepareRun(core.versions, input);
-      const started =
-        prepared.nodeIds.length > 0
-          ? await creates.create(prepared)
-          : await startEmptyRun(core.db.pool, core.versions, prepared);
-      reportStarted(core, input, started);
-      // No change to announce: a run has no event stream before its creation is answered
-      // (one opened earlier found no run, 404), and a stream reads the run when it opens.
-      options.afterCreateCommit?.(started.id);
-      await core.dispatcher.dispatch(input.organizationId, started.id, started.dispatch);
-      if (started.hasWebhooks) await core.webhooks.relay([started.id]);
-      return started;
-    },
+    createRun: (input) => createRun(targets, startRun, input),
+    startRun,
     executeNode: (job, opts) => executeNode(core, job, opts),
     finishedJob: (job) => core.dispatcher.finished(job),
     readRun: (runId) => core.reads.submit(runId),

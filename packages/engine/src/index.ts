@@ -15,6 +15,8 @@ export { InFlight, listenForCancellations } from './dispatch/cancel-bus';
 export { listenForRunChanges, type RunChange } from './dispatch/run-changes';
 export { listenForRunDeltas, type RunDeltaListener } from './dispatch/run-deltas';
 export type { StartRunInput, StartedRun } from './start-run/start-run';
+export type { CreatedRun, CreateRunInput } from './start-run/create-run';
+export type { AgentSource } from './start-run/resolve-target';
 export type { ReviewDecisionInput } from './decide-review/decide-review';
 export type { ReconcileReport } from './reconcile/reconcile';
 export type { CancelSweepReport } from './end-run/cancel-provider-jobs';

@@ -1,4 +1,3 @@
-import { agentTargetOf } from '@weft/catalog';
 import {
   CreateRunBody,
   ErrorBody,
@@ -7,9 +6,6 @@ import {
   RunSchema,
   ValidationErrorBody,
 } from '@weft/contracts';
-import { agentInputs } from '@weft/dag';
-import { ValidationError } from '@weft/errors';
-import { agentInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';
 
 /** Runs of an agent: POST /runs names the agent and the run is pinned to its active version. */
@@ -21,25 +17,6 @@ export const agentRunKind: RunKind<'agent'> = {
   showsVersion: true,
   listsReviewWait: true,
   schemas: { create: CreateRunBody, run: RunSchema, page: RunPageSchema, listQuery: ListRunsQuery },
-
-  /**
-   * The agent must be readable by the caller (own, shared or public) and have
-   * an active version. It comes from the catalog cache, which every instance
-   * empties of an agent as soon as a new version is published: a create
-   * racing a publish is pinned to either version.
-   */
-  async resolve({ agents, engine }, orgId, body) {
-    const target = agentTargetOf(await agents.stored(orgId, body.agent_id), body.agent_id);
-    const { graph } = await engine.versions.version(target.agentVersionId);
-    return {
-      ...target,
-      catalogId: body.agent_id,
-      appId: null,
-      inputs: agentInputSpecs(agentInputs(graph.flow)),
-    };
-  },
-
-  rejectInputs: (issues) => new ValidationError(issues),
 
   docs: {
     list: { summary: "List the organization's agent runs", page: 'A page of agent runs, newest first' },

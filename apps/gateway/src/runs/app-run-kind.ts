@@ -1,4 +1,3 @@
-import { resolveAppTarget } from '@weft/catalog';
 import {
   AppRunPageSchema,
   AppRunSchema,
@@ -7,8 +6,6 @@ import {
   ListAppRunsQuery,
   ValidationErrorBody,
 } from '@weft/contracts';
-import { BadRequestError } from '@weft/errors';
-import { appInputSpecs } from './input-specs';
 import type { RunKind } from './run-kind';
 
 /**
@@ -24,14 +21,6 @@ export const appRunKind: RunKind<'app'> = {
   showsVersion: false,
   listsReviewWait: false,
   schemas: { create: CreateAppRunBody, run: AppRunSchema, page: AppRunPageSchema, listQuery: ListAppRunsQuery },
-
-  /** The app must be readable by the caller (own, shared or public). */
-  async resolve({ db }, orgId, body) {
-    const target = await resolveAppTarget(db, orgId, body.app_id);
-    return { ...target, catalogId: body.app_id, inputs: appInputSpecs(target.inputs) };
-  },
-
-  rejectInputs: (issues) => new BadRequestError(`Invalid inputs: ${issues.map((i) => i.msg).join('; ')}`),
 
   docs: {
     list: { summary: "List the organization's app runs", page: 'A page of app runs, newest first' },

@@ -10,10 +10,8 @@ import type {
   z,
 } from '@weft/contracts';
 import type { RunKindName } from '@weft/engine';
-import type { ValidationIssue } from '@weft/errors';
 import type { GatewayDeps } from '../deps';
 import type { ResponseSpec } from '../http/define-route';
-import type { InputSpec } from './input-specs';
 
 /** What a create request of each kind carries, what its records and list entries are, and its list's query. */
 interface KindShapes {
@@ -38,25 +36,14 @@ export type RunOf<K extends RunKindName> = KindShapes[K]['run'];
 export type SummaryOf<K extends RunKindName> = KindShapes[K]['summary'];
 
 /** What creating, reading and listing runs use of the gateway. */
-export type RunDeps = Pick<GatewayDeps, 'db' | 'engine' | 'agents' | 'endedRuns' | 'webhookKeyring'>;
-
-/** What a create runs, resolved from the catalog before anything is written. */
-export interface RunTarget {
-  /** The agent or app the record names in its `agent_id` or `app_id`. */
-  catalogId: string;
-  agentId: string;
-  agentVersionId: string;
-  appId: string | null;
-  estimatedCost: number;
-  inputs: InputSpec[];
-}
+export type RunDeps = Pick<GatewayDeps, 'db' | 'engine' | 'endedRuns' | 'webhookKeyring'>;
 
 /**
  * What sets agent runs and app runs apart. Both are rows of one table, created
  * by one engine call and read by one statement; one implementation serves
- * both kinds and takes from here what differs: what a create resolves and how
- * it refuses inputs, which fields the records show, and the paths, schemas
- * and descriptions of the routes.
+ * both kinds and takes from here what differs: which fields the records
+ * show, and the paths, schemas and descriptions of the routes (what a create
+ * resolves and how it refuses inputs is the engine's, by the kind's name).
  */
 export interface RunKind<K extends RunKindName = RunKindName> {
   name: K;
@@ -76,10 +63,6 @@ export interface RunKind<K extends RunKindName = RunKindName> {
     page: z.ZodType;
     listQuery: KindShapes[K]['listQuery'];
   };
-  /** The agent version a create runs: 404 when the caller cannot read what the body names, 4xx without a version. */
-  resolve(deps: RunDeps, orgId: string, body: CreateBodyOf<K>): Promise<RunTarget>;
-  /** What a create throws when its inputs break their rules. */
-  rejectInputs(issues: ValidationIssue[]): Error;
   docs: {
     list: { summary: string; page: string };
     /** `errors`: the responses of a refused create besides the 409 of a claimed external_id. */
