@@ -1,12 +1,10 @@
 import { readInputAssets } from '@weft/assets';
-import type { RunInput } from '@weft/contracts';
+import { isUuid, type RunInput } from '@weft/contracts';
 import type { Db } from '@weft/db';
 import type { ValidationIssue } from '@weft/errors';
 import { FONT_EXTENSIONS, RASTER_EXTENSIONS, type MediaExtension } from '@weft/media';
 import { parseBrand } from '@weft/nodes';
 import type { InputSpec } from './input-specs';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface AssetRef {
   id: string;
@@ -143,7 +141,7 @@ function selectedValues(spec: InputSpec, value: unknown): string[] | undefined {
   const keys = Object.keys(value);
   const ids = (value as { asset_ids?: unknown }).asset_ids;
   if (keys.length !== 1 || !Array.isArray(ids) || ids.length === 0) return undefined;
-  if (!ids.every((id) => typeof id === 'string' && UUID.test(id))) return undefined;
+  if (!ids.every(isUuid)) return undefined;
   return (ids as string[]).map((id) => id.toLowerCase());
 }
 
