@@ -17,7 +17,7 @@ import { notify, type EngineHooks } from './engine-hooks';
 import { commitTransitions } from './store/commit-transition';
 import { executeNode, type ExecutedNode, type ExecuteOptions } from './execute-node/execute-node';
 import { GroupedCalls } from './store/grouped-calls';
-import { readRuns, type RunSnapshot } from './store/run-snapshots';
+import { readRuns } from './store/run-snapshots';
 import { VersionCache } from '@weft/catalog';
 import { reconcile, type ReconcileReport } from './reconcile/reconcile';
 import { cancelProviderJobs, type CancelSweepReport } from './end-run/cancel-provider-jobs';
@@ -88,8 +88,6 @@ export interface Engine {
   executeNode(job: ExecuteNodeJob, options?: ExecuteOptions): Promise<ExecutedNode>;
   /** A node job is done with (executed, skipped or failed for good): its organization's slot goes to the next job waiting. */
   finishedJob(job: ExecuteNodeJob): Promise<void>;
-  /** The run and its node rows as executeNode reads them (undefined when there is no such run). */
-  readRun(runId: string): Promise<RunSnapshot | undefined>;
   decideReview(orgId: string, runId: string, reviewId: string, input: ReviewDecisionInput): Promise<void>;
   cancelRun(orgId: string, runId: string, kind: 'agent' | 'app'): Promise<void>;
   reconcile(staleMs: number): Promise<ReconcileReport>;
@@ -175,7 +173,6 @@ export function createEngine(options: EngineOptions): Engine {
     startRun,
     executeNode: (job, opts) => executeNode(core, job, opts),
     finishedJob: (job) => core.dispatcher.finished(job),
-    readRun: (runId) => core.reads.submit(runId),
     decideReview: (orgId, runId, reviewId, input) => decideReview(core, orgId, runId, reviewId, input),
     cancelRun: (orgId, runId, kind) => cancelRun(core, orgId, runId, kind),
     reconcile: (staleMs) => reconcile(core, staleMs),

@@ -22,7 +22,8 @@ export type { ReconcileReport } from './reconcile/reconcile';
 export type { CancelSweepReport } from './end-run/cancel-provider-jobs';
 export type { ExecutedNode, ExecuteOptions } from './execute-node/execute-node';
 export type { InstantScope } from './execute-node/instant-chain';
-export type { RunSnapshot } from './store/run-snapshots';
+// executeNode's read of a run, for tests that hand it a stale one (ExecuteOptions.known).
+export { readRuns, type RunSnapshot } from './store/run-snapshots';
 export { adjustCredits } from './store/credits';
 export { readRunRecords, runRecord, sharedRunFields, type RunRef, type SharedRunFields } from './store/run-record';
 export { GroupedCalls, type GroupedCallsOptions } from './store/grouped-calls';

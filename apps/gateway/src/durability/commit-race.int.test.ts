@@ -1,5 +1,5 @@
 import type { Flow } from '@weft/contracts';
-import type { Engine } from '@weft/engine';
+import { readRuns, type Engine } from '@weft/engine';
 import { RUN_QUEUES } from '@weft/queue';
 import { Queue } from 'bullmq';
 import request from 'supertest';
@@ -71,7 +71,7 @@ const nodesOf = async (runId: string) =>
 
 test('a sibling committed between read and commit: the second branch reads again and executes the join once', async () => {
   const runId = await createRun();
-  const stale = await engine.readRun(runId);
+  const [stale] = await readRuns(stack.gw.deps.db.pool, [runId]);
   expect(stale?.run.version).toBe(0);
 
   const first = await engine.executeNode(job(runId, 'a'));
@@ -93,7 +93,7 @@ test('a sibling committed between read and commit: the second branch reads again
 
 test('a redelivered job with the read of its first delivery changes nothing once the node is settled', async () => {
   const runId = await createRun();
-  const stale = await engine.readRun(runId);
+  const [stale] = await readRuns(stack.gw.deps.db.pool, [runId]);
   await engine.executeNode(job(runId, 'a'));
   const before = await stack.gw.deps.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
   expect(await engine.executeNode(job(runId, 'a'), { known: stale! })).toEqual({ settled: [], enqueued: [] });
@@ -106,7 +106,7 @@ test('a redelivered job with the read of its first delivery changes nothing once
 
 test('a cancel between read and commit wins: the node commits nothing and the reservation is released', async () => {
   const runId = await createRun();
-  const stale = await engine.readRun(runId);
+  const [stale] = await readRuns(stack.gw.deps.db.pool, [runId]);
   await request(stack.gw.app).delete(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(204);
   expect(await engine.executeNode(job(runId, 'a'), { known: stale! })).toEqual({ settled: [], enqueued: [] });
   const run = await request(stack.gw.app).get(`/runs/${runId}`).set('X-Api-Key', apiKey).expect(200);
@@ -131,7 +131,7 @@ test('both roots committing at once, many times over: the join executes once, ev
 
 test('completions of many runs committed together: each applies or not on its own version', async () => {
   const runs = await Promise.all(Array.from({ length: 12 }, () => createRun()));
-  const stale = await Promise.all(runs.map((runId) => engine.readRun(runId)));
+  const stale = await readRuns(stack.gw.deps.db.pool, runs);
   // Half the runs move on (their `a` completes) after the stale reads were taken.
   const moved = runs.filter((_, i) => i % 2 === 1);
   await Promise.all(moved.map((runId) => engine.executeNode(job(runId, 'a'))));

@@ -1,5 +1,6 @@
 import type { Flow } from '@weft/contracts';
 import { ExternalIdConflictError } from '@weft/errors';
+import { readRuns } from '../store/run-snapshots';
 import { agentRun, createOrganization, publishAgent } from '../testing/catalog-rows';
 import { startEngineTestStack, type EngineTestStack } from '../testing/engine-test-stack';
 import { jobIds, queuedJobIds } from '../testing/queued-jobs';
@@ -59,7 +60,7 @@ test('a run is written in progress with its roots dispatched and its estimated c
     { kind: 'reserve', amount: -30, note: 'estimated cost reserved' },
   ]);
   expect(await balanceOf(stack.db, org)).toEqual({ credits: 70, pending: 0, total: 70 });
-  const read = await stack.engine.readRun(started.id);
+  const [read] = await readRuns(stack.db.pool, [started.id]);
   expect(read?.run).toMatchObject({ status: 'in_progress', organization_id: org, reserved_credits: 30 });
   expect(read?.inputs).toEqual(topic);
 });
