@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { publishFile } from '../../apps/cli/src/publish/publish';
-import { solid } from '../../apps/gateway/src/testing/media/generate';
-import { startRunStack, type RunStack } from '../../apps/gateway/src/testing/test-runs';
+import { publishFile } from '@weft/cli';
+import { solid, startRunStack, type RunStack } from '@weft/gateway';
 
 // The Python client's own unittest suites (clients/python/tests), and the example of
 // its README, against the real gateway and a worker over real PostgreSQL, Redis and

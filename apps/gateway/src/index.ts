@@ -7,4 +7,5 @@ export { openApiDocument } from './openapi/openapi-document';
 // The settings it reads, for the check of docs/configuration.md.
 export { GatewayEnv } from './config';
 export { pngBytes } from './testing/asset-fixtures';
+export { solid } from './testing/media/generate';
 export { clientFlows, clientNodeRoutes } from './testing/client-flows';
